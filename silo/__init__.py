@@ -1,0 +1,70 @@
+"""Silo: simulated worlds in which AI agents are evaluated and trained.
+
+The public API. An environment exports ``create_state()``, ``bind_tools(state)`` (a list of
+:class:`Tool`) and ``verifiers`` (a list of :class:`Verifier`); :func:`run_task` runs one agent
+against one task and writes the run's artifacts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from silo.errors import SiloError
+from silo.tasks import Task
+from silo.tools import Tool, ToolError, define_tool, tool
+from silo.verifiers import Check, Verifier, VerifierContext, check, define_verifier, optional
+
+if TYPE_CHECKING:
+    from silo.agent import AgentError, AgentInput, CancelSignal, RunLimitError, ToolResult
+    from silo.environment import Environment, load_environment
+    from silo.rollout import Budget, RolloutResult, run_task
+
+__all__ = [
+    "AgentError",
+    "AgentInput",
+    "Budget",
+    "CancelSignal",
+    "Check",
+    "Environment",
+    "RolloutResult",
+    "RunLimitError",
+    "SiloError",
+    "Task",
+    "Tool",
+    "ToolError",
+    "ToolResult",
+    "Verifier",
+    "VerifierContext",
+    "check",
+    "define_tool",
+    "define_verifier",
+    "load_environment",
+    "optional",
+    "run_task",
+    "tool",
+]
+
+# The engine is imported on first use so that environment files importing ``silo`` stay cheap.
+_LAZY = {
+    "AgentError": "silo.agent",
+    "AgentInput": "silo.agent",
+    "CancelSignal": "silo.agent",
+    "RunLimitError": "silo.agent",
+    "ToolResult": "silo.agent",
+    "Environment": "silo.environment",
+    "load_environment": "silo.environment",
+    "Budget": "silo.rollout",
+    "RolloutResult": "silo.rollout",
+    "run_task": "silo.rollout",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'silo' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

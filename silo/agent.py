@@ -1,0 +1,124 @@
+"""The agent contract: what an agent receives and what it may return.
+
+Contract: an agent is any callable, sync or ``async``, taking one :class:`AgentInput` and
+returning ``{"output": value}`` (a bare value is accepted too). ``call_tool(name, input)``
+returns a :class:`ToolResult` (``{"output": ..., "isError": bool}``) and never raises for a bad
+call; it raises :class:`RunLimitError` once the run has ended (tool-call limit, timeout). The
+result is also awaitable, so async agents may write ``await call_tool(...)``. ``signal`` tells
+the agent it should stop; ``emit`` adds a custom event (e.g. ``model_step``) to the trace.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "AgentError",
+    "AgentFn",
+    "AgentInput",
+    "CancelSignal",
+    "RunLimitError",
+    "ToolResult",
+    "output_text",
+    "unwrap_output",
+]
+
+
+class RunLimitError(Exception):
+    """Raised by ``call_tool`` after the run ended; ``reason`` is the termination reason."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class AgentError(Exception):
+    """An agent's own failure (bad key, unreachable endpoint): ends the run as ``agent_error``."""
+
+
+class ToolResult(dict[str, Any]):
+    """``{"output": ..., "isError": bool}``; ``await`` on it returns itself."""
+
+    __slots__ = ()
+
+    @property
+    def output(self) -> Any:
+        return self["output"]
+
+    @property
+    def is_error(self) -> bool:
+        return bool(self["isError"])
+
+    def __await__(self) -> Generator[Any, None, ToolResult]:
+        return self
+        yield  # pragma: no cover - makes this a generator
+
+
+class CancelSignal:
+    """Set when the run must stop; ``reason`` says why (``timeout``, ``max_tool_calls``)."""
+
+    __slots__ = ("_event", "reason")
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.reason: str | None = None
+
+    @property
+    def aborted(self) -> bool:
+        return self._event.is_set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._event.wait(timeout)
+
+    def _abort(self, reason: str) -> None:
+        if not self._event.is_set():
+            self.reason = reason
+            self._event.set()
+
+
+@dataclass(frozen=True)
+class AgentInput:
+    """What an agent receives. Also readable as a mapping: ``inp["task"]``."""
+
+    task: str
+    tools: list[dict[str, Any]]
+    call_tool: Callable[..., ToolResult]
+    signal: CancelSignal
+    seed: int = 0
+    task_id: str = ""
+    environment: str = ""
+    deadline: float = float("inf")  # time.monotonic() at which the run times out
+    emit: Callable[[str, Mapping[str, Any]], None] = field(default=lambda kind, data: None)
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+
+AgentFn = Callable[[AgentInput], Any]
+
+
+def unwrap_output(returned: Any) -> Any:
+    """An agent's return value to its output: ``{"output": x}`` gives x, anything else itself."""
+    if isinstance(returned, Mapping) and "output" in returned:
+        return returned["output"]
+    return returned
+
+
+def output_text(output: Any) -> str:
+    """The text form verifiers receive: strings as-is, None as "", anything else as JSON."""
+    if output is None:
+        return ""
+    if isinstance(output, str):
+        return output
+    import json
+
+    try:
+        return json.dumps(output, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return str(output)

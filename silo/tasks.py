@@ -1,0 +1,93 @@
+"""Tasks: what the agent is asked to do, discovered from ``tasks/*.json``.
+
+Contract: a task file is a JSON object with non-empty strings ``id``, ``title``,
+``instruction`` and ``verifierId``; ``difficulty`` is optional (easy|medium|hard, default
+``unspecified``); ``entities`` and any other keys are kept for humans and verifiers but never
+shown to the agent. Every problem raises :class:`SiloError` naming the file and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from silo.errors import SiloError
+
+__all__ = ["Task", "load_tasks", "DIFFICULTIES"]
+
+DIFFICULTIES = ("easy", "medium", "hard", "unspecified")
+_REQUIRED = ("id", "title", "instruction", "verifierId")
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    title: str
+    instruction: str
+    verifier_id: str
+    difficulty: str = "unspecified"
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    source: str = field(default="", compare=False)
+
+    @property
+    def entities(self) -> Any:
+        return self.extra.get("entities")
+
+    def to_json(self) -> dict[str, Any]:
+        """The task in full, as its file says it (used in ``run.json`` and the trace)."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "instruction": self.instruction,
+            "verifierId": self.verifier_id,
+            "difficulty": self.difficulty,
+            **self.extra,
+        }
+
+
+def parse_task(raw: Any, source: str) -> Task:
+    if not isinstance(raw, dict):
+        raise SiloError("task_invalid", f"{source}: a task file must hold one JSON object")
+    for key in _REQUIRED:
+        value = raw.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise SiloError(
+                "task_invalid", f'{source}: missing a non-empty string "{key}"; add it to the file'
+            )
+    difficulty = raw.get("difficulty", "unspecified")
+    if difficulty not in DIFFICULTIES:
+        raise SiloError(
+            "task_invalid",
+            f'{source}: "difficulty" is {difficulty!r}; use one of easy, medium, hard',
+        )
+    extra = {k: v for k, v in raw.items() if k not in (*_REQUIRED, "difficulty")}
+    return Task(raw["id"], raw["title"], raw["instruction"], raw["verifierId"], difficulty,
+                extra, source)
+
+
+def load_tasks(tasks_dir: Path, env_name: str) -> dict[str, Task]:
+    """All tasks of an environment, sorted by id."""
+    found: dict[str, Task] = {}
+    if not tasks_dir.is_dir():
+        return found
+    for path in sorted(tasks_dir.glob("*.json")):
+        source = f"environments/{env_name}/tasks/{path.name}"
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise SiloError(
+                "invalid_json",
+                f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                "fix the file",
+            ) from None
+        task = parse_task(raw, source)
+        if task.id in found:
+            raise SiloError(
+                "task_invalid",
+                f'task id "{task.id}" is declared twice: {found[task.id].source} and {source}; '
+                "give one of them another id",
+            )
+        found[task.id] = task
+    return dict(sorted(found.items()))

@@ -1,0 +1,163 @@
+"""Tools: what an agent may do to a world.
+
+Contract: a :class:`Tool` is a name, a description, a JSON Schema (Draft 2020-12) for its input
+object and ``run(state, input)``. The engine validates every call against the schema before
+``run`` executes, and copies whatever ``run`` returns before the agent sees it. ``run`` signals a
+deliberate, agent-readable refusal by raising :class:`ToolError`; any other exception is counted
+as a crash of the tool (``tool_crashed``).
+
+Two ways to write one: :func:`define_tool` with an explicit schema, or the :func:`tool`
+decorator, which derives the schema from a typed signature and its docstring (pydantic).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, overload
+
+__all__ = ["Tool", "ToolError", "define_tool", "tool"]
+
+RunFn = Callable[[Any, dict[str, Any]], Any]
+
+
+class ToolError(Exception):
+    """A refusal the agent can read and act on.
+
+    Conventional codes: ``invalid_input``, ``not_found``, ``invalid_state``, ``not_allowed``,
+    ``conflict``, ``limit_exceeded``; any string is allowed.
+    """
+
+    def __init__(self, code: str, message: str, details: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = dict(details) if details is not None else None
+
+    def to_output(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details is not None:
+            out["details"] = self.details
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class Tool:
+    """One capability offered to the agent. ``read_only`` tools promise not to change state."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    run: RunFn
+    read_only: bool = False
+    _spec: dict[str, Any] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        spec = {"name": self.name, "description": self.description, "inputSchema": self.input_schema}
+        object.__setattr__(self, "_spec", spec)
+
+    def spec(self) -> dict[str, Any]:
+        """What the agent sees: ``{name, description, inputSchema}``."""
+        return self._spec
+
+
+def define_tool(
+    name: str,
+    description: str,
+    input_schema: Mapping[str, Any],
+    run: RunFn,
+    read_only: bool = False,
+) -> Tool:
+    """Build a tool from an explicit JSON Schema for its input object."""
+    if not isinstance(name, str) or not name:
+        raise ValueError("a tool needs a non-empty string name")
+    return Tool(name=name, description=description, input_schema=dict(input_schema), run=run,
+                read_only=read_only)
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None, read_only: bool = False
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Turn a typed function ``f(state, a: int, b: str = "x")`` into a :class:`Tool`.
+
+    The first parameter receives the state; the others become the input object's properties
+    (required unless they have a default). The docstring's first paragraph is the description
+    and an ``Args:`` section describes the parameters. Pydantic ``Field`` constraints in
+    ``Annotated`` types (``ge``, ``le``, ``min_length``, …) become schema keywords.
+    """
+
+    def build(func: Callable[..., Any]) -> Tool:
+        schema, doc = _schema_from_signature(func)
+        params = list(inspect.signature(func).parameters)[1:]
+
+        def run(state: Any, args: dict[str, Any]) -> Any:
+            return func(state, **{key: args[key] for key in params if key in args})
+
+        return define_tool(name or func.__name__, description or doc, schema, run, read_only)
+
+    return build(fn) if fn is not None else build
+
+
+_ARG_LINE = re.compile(r"^(\w+)\s*(?:\([^)]*\))?:\s*(.*)$")
+_ARG_HEADERS = ("Args:", "Arguments:", "Parameters:")
+
+
+def _parse_docstring(func: Callable[..., Any], names: list[str]) -> tuple[str, dict[str, str]]:
+    """Summary paragraph and per-parameter text from a Google-style docstring."""
+    summary, _, rest = (inspect.getdoc(func) or "").partition("\n\n")
+    arg_docs: dict[str, str] = {}
+    current: str | None = None
+    in_args = False
+    for line in rest.splitlines():
+        text = line.strip()
+        if text in _ARG_HEADERS:
+            in_args = True
+        elif in_args and not text:
+            in_args, current = False, None
+        elif in_args:
+            match = _ARG_LINE.match(text)
+            if match and match.group(1) in names:
+                current = match.group(1)
+                arg_docs[current] = match.group(2)
+            elif current:
+                arg_docs[current] = f"{arg_docs[current]} {text}".strip()
+    return " ".join(summary.split()), arg_docs
+
+
+def _schema_from_signature(func: Callable[..., Any]) -> tuple[dict[str, Any], str]:
+    from pydantic import ConfigDict, Field, create_model  # lazy: pydantic is slow to import
+
+    params = list(inspect.signature(func).parameters.values())
+    if not params:
+        raise TypeError(f"tool {func.__name__!r} must take the state as its first parameter")
+    summary, arg_docs = _parse_docstring(func, [p.name for p in params[1:]])
+    hints = inspect.get_annotations(func, eval_str=True)
+    fields: dict[str, Any] = {}
+    for param in params[1:]:
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
+    model = create_model(  # type: ignore[call-overload]
+        f"{func.__name__}_input", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    schema.setdefault("required", [])
+    return schema, summary
