@@ -63,7 +63,11 @@ def describe_exception(exc: BaseException, path: Path | None = None) -> str:
     if frames:
         chosen = frames[-1]
         if path is not None:
-            inside = [f for f in frames if str(Path(f.filename).resolve()).startswith(str(path.parent.resolve()))]
+            inside = [
+                f
+                for f in frames
+                if str(Path(f.filename).resolve()).startswith(str(path.parent.resolve()))
+            ]
             chosen = inside[-1] if inside else chosen
         where = f"{chosen.filename}:{chosen.lineno}: "
     return f"{where}{type(exc).__name__}: {exc}"

@@ -63,8 +63,9 @@ def parse_task(raw: Any, source: str) -> Task:
             f'{source}: "difficulty" is {difficulty!r}; use one of easy, medium, hard',
         )
     extra = {k: v for k, v in raw.items() if k not in (*_REQUIRED, "difficulty")}
-    return Task(raw["id"], raw["title"], raw["instruction"], raw["verifierId"], difficulty,
-                extra, source)
+    return Task(
+        raw["id"], raw["title"], raw["instruction"], raw["verifierId"], difficulty, extra, source
+    )
 
 
 def load_tasks(tasks_dir: Path, env_name: str) -> dict[str, Task]:

@@ -55,7 +55,11 @@ class Tool:
     _spec: dict[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        spec = {"name": self.name, "description": self.description, "inputSchema": self.input_schema}
+        spec = {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+        }
         object.__setattr__(self, "_spec", spec)
 
     def spec(self) -> dict[str, Any]:
@@ -73,8 +77,13 @@ def define_tool(
     """Build a tool from an explicit JSON Schema for its input object."""
     if not isinstance(name, str) or not name:
         raise ValueError("a tool needs a non-empty string name")
-    return Tool(name=name, description=description, input_schema=dict(input_schema), run=run,
-                read_only=read_only)
+    return Tool(
+        name=name,
+        description=description,
+        input_schema=dict(input_schema),
+        run=run,
+        read_only=read_only,
+    )
 
 
 @overload

@@ -39,8 +39,12 @@ class Check:
     required: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "passed": self.passed, "detail": self.detail,
-                "required": self.required}
+        return {
+            "label": self.label,
+            "passed": self.passed,
+            "detail": self.detail,
+            "required": self.required,
+        }
 
 
 def check(label: str, passed: bool, detail: str = "") -> Check:

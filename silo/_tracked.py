@@ -1,0 +1,227 @@
+"""Tracked containers: dicts and lists that tell a journal before they change.
+
+Contract: :func:`track` turns a JSON-like value (dict, list, str, int, float, bool, None) into
+the same value built from :class:`TrackedDict` and :class:`TrackedList`, each knowing its place
+in the world (its *slot*). Reading is plain ``dict``/``list`` speed, because no read path is
+overridden; every mutating method first calls ``journal.touch(...)`` so the journal can save
+what is about to change. Copies (``copy``, ``deepcopy``, pickling) give plain containers.
+
+Slots: the root state is ``(ROOT, None)``; a top-level dict is ``(key, COLL)`` and each value
+under it belongs to row ``(key, row_key)``; a top-level list and everything inside it belong
+to ``(key, LIST)``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any, Protocol, SupportsIndex
+
+__all__ = [
+    "COLL",
+    "LIST",
+    "ROOT",
+    "Journal",
+    "NotTrackable",
+    "TrackedDict",
+    "TrackedList",
+    "track",
+    "untracked_copy",
+]
+
+
+class _Marker:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+ROOT = _Marker("ROOT")
+COLL = _Marker("COLL")
+LIST = _Marker("LIST")
+APPEND = _Marker("APPEND")
+DELETE = _Marker("DELETE")
+SET = _Marker("SET")
+
+
+class Journal(Protocol):
+    def touch(self, top: Any, row: Any, key: Any, op: _Marker) -> None: ...
+
+
+class NotTrackable(TypeError):
+    """The state holds a value the tracker cannot follow (a set, a tuple, an object)."""
+
+
+class TrackedDict(dict[Any, Any]):
+    __slots__ = ("_j", "_top", "_row")
+
+    def _t(self, key: Any, op: _Marker) -> None:
+        self._j.touch(self._top, self._row, key, op)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._t(key, SET)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        if key in self:
+            self._t(key, DELETE)
+        dict.__delitem__(self, key)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if key in self:
+            self._t(key, DELETE)
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[Any, Any]:
+        if self:
+            self._t(next(reversed(self)), DELETE)
+        return dict.popitem(self)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self._t(key, SET)
+        return dict.setdefault(self, key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        incoming = dict(*args, **kwargs)
+        for key in incoming:
+            self._t(key, SET)
+        dict.update(self, incoming)
+
+    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def clear(self) -> None:
+        for key in list(self):
+            self._t(key, DELETE)
+        dict.clear(self)
+
+    def __copy__(self) -> dict[Any, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[Any, Any]:
+        return {k: copy.deepcopy(v, memo) for k, v in self.items()}
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+        return (dict, (dict(self),))
+
+
+class TrackedList(list[Any]):
+    __slots__ = ("_j", "_top", "_row")
+
+    def _t(self, op: _Marker = SET) -> None:
+        self._j.touch(self._top, self._row, None, op)
+
+    def append(self, value: Any) -> None:
+        self._t(APPEND)
+        list.append(self, value)
+
+    def extend(self, values: Iterable[Any]) -> None:
+        self._t(APPEND)
+        list.extend(self, values)
+
+    def __iadd__(self, values: Iterable[Any]) -> TrackedList:  # type: ignore[override,misc]
+        self.extend(values)
+        return self
+
+    def insert(self, index: SupportsIndex, value: Any) -> None:
+        self._t()
+        list.insert(self, index, value)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._t()
+        list.__setitem__(self, index, value)
+
+    def __delitem__(self, index: Any) -> None:
+        self._t()
+        list.__delitem__(self, index)
+
+    def pop(self, index: SupportsIndex = -1) -> Any:
+        self._t()
+        return list.pop(self, index)
+
+    def remove(self, value: Any) -> None:
+        self._t()
+        list.remove(self, value)
+
+    def clear(self) -> None:
+        self._t()
+        list.clear(self)
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        self._t()
+        list.sort(self, *args, **kwargs)
+
+    def reverse(self) -> None:
+        self._t()
+        list.reverse(self)
+
+    def __imul__(self, n: SupportsIndex) -> TrackedList:  # type: ignore[override,misc]
+        self._t()
+        return list.__imul__(self, n)  # type: ignore[return-value]
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        return [copy.deepcopy(v, memo) for v in self]
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+        return (list, (list(self),))
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def track(value: Any, journal: Journal, top: Any, row: Any) -> Any:
+    """A tracked deep copy of ``value`` whose containers all belong to slot ``(top, row)``."""
+    cls = type(value)
+    if cls is dict or cls is TrackedDict:
+        out = TrackedDict()
+        out._j, out._top, out._row = journal, top, row
+        dict.update(out, {k: track(v, journal, top, row) for k, v in value.items()})
+        return out
+    if cls is list or cls is TrackedList:
+        lst = TrackedList()
+        lst._j, lst._top, lst._row = journal, top, row
+        list.extend(lst, [track(v, journal, top, row) for v in value])
+        return lst
+    if cls in _SCALARS:
+        return value
+    raise NotTrackable(f"state holds a {cls.__name__}, which is not a JSON value")
+
+
+def track_root(state: dict[str, Any], journal: Journal) -> TrackedDict:
+    """Track a whole world: top-level dicts become collections, top-level lists logs."""
+    root = TrackedDict()
+    root._j, root._top, root._row = journal, ROOT, None
+    for key, value in state.items():
+        dict.__setitem__(root, key, track_top(key, value, journal))
+    return root
+
+
+def track_top(key: Any, value: Any, journal: Journal) -> Any:
+    """A tracked copy of one top-level value, with its rows in their own slots."""
+    cls = type(value)
+    if cls is dict or cls is TrackedDict:
+        coll = TrackedDict()
+        coll._j, coll._top, coll._row = journal, key, COLL
+        dict.update(coll, {k: track(v, journal, key, k) for k, v in value.items()})
+        return coll
+    if cls is list or cls is TrackedList:
+        return track(value, journal, key, LIST)
+    return track(value, journal, key, None)
+
+
+def untracked_copy(value: Any) -> Any:
+    """A plain deep copy (dicts and lists only), used for snapshots handed to verifiers."""
+    if isinstance(value, dict):
+        return {k: untracked_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [untracked_copy(v) for v in value]
+    return value

@@ -1,0 +1,14 @@
+"""The no-op agent: calls nothing and answers nothing.
+
+Contract: returns ``{"output": ""}`` at once. A task that the no-op agent passes is broken.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from silo.agent import AgentInput
+
+
+def agent(inp: AgentInput) -> dict[str, Any]:
+    return {"output": ""}

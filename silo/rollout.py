@@ -1,0 +1,436 @@
+"""The rollout engine: one agent, one task, one budget, one graded world.
+
+Contract of :func:`run_task`:
+
+1. Load the environment and task, resolve the agent, take a fresh world.
+2. Run the agent on its own thread with ``call_tool`` as its only way to act. Every call is
+   validated against the tool's schema before the tool runs; unknown tools, invalid input, tool
+   refusals (``ToolError``) and tool crashes come back as error results, never exceptions. The
+   call over ``max_tool_calls`` is refused and not recorded; after a limit or timeout every
+   further call raises :class:`RunLimitError`. A timeout ends the run even when the agent does
+   not cooperate (a hung thread is abandoned) within ``timeout_ms`` + 1 s.
+3. Grade the final world with the task's verifier, whatever happened; a verifier that raises
+   or returns no required check fails the run with the reason in ``error``.
+4. Write ``trace.jsonl`` (streamed), ``state-diff.json``, ``result.json`` and ``run.json``.
+
+The engine knows nothing of Hydra; the CLI composes a config and calls this function.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from silo._jsonio import write_json_atomic
+from silo._modules import describe_exception
+from silo._schema import InputValidator, validator_for
+from silo._trace import TraceWriter, utc_now_iso
+from silo._world import World
+from silo.agent import (
+    AgentError,
+    AgentInput,
+    CancelSignal,
+    RunLimitError,
+    ToolResult,
+    output_text,
+    unwrap_output,
+)
+from silo.agents import ResolvedAgent, resolve_agent
+from silo.artifacts import allocate_run_dir, build_result
+from silo.environment import Environment, find_project_dir, load_environment
+from silo.errors import SiloError
+from silo.tasks import Task
+from silo.tools import Tool, ToolError
+from silo.verifiers import Score, VerifierContext, score
+
+__all__ = ["Budget", "RolloutResult", "run_task"]
+
+_loads = json.loads
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_GRACE_S = 0.3  # how long a timed-out agent may take to return on its own
+_TOOL_WAIT_S = 0.5  # how long grading waits for a tool still running at the timeout
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_tool_calls: int = 100
+    timeout_ms: int = 120_000
+
+    @classmethod
+    def of(cls, value: Budget | Mapping[str, Any] | None) -> Budget:
+        if value is None:
+            return cls()
+        if isinstance(value, Budget):
+            return value
+        unknown = set(value) - {"max_tool_calls", "timeout_ms"}
+        if unknown:
+            raise SiloError(
+                "budget_invalid",
+                f"unknown budget key {sorted(unknown)[0]!r}; use max_tool_calls and timeout_ms",
+            )
+        fields = {}
+        for key, default in (("max_tool_calls", 100), ("timeout_ms", 120_000)):
+            raw = value.get(key, default)
+            if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+                raise SiloError(
+                    "budget_invalid",
+                    f"budget.{key} must be a positive whole number, got {raw!r}",
+                )
+            fields[key] = raw
+        return cls(**fields)
+
+
+@dataclass
+class RolloutResult:
+    """What a rollout produced; ``result`` and ``state_diff`` are the two oracle documents."""
+
+    environment: str
+    task: Task
+    result: dict[str, Any]
+    state_diff: dict[str, Any]
+    run: dict[str, Any]
+    run_id: str | None = None
+    run_dir: Path | None = None
+    trace_lines: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.result["passed"])
+
+    @property
+    def reward(self) -> float:
+        return float(self.result["reward"])
+
+    @property
+    def termination_reason(self) -> str:
+        return str(self.result["terminationReason"])
+
+    @property
+    def error(self) -> str | None:
+        return self.result["error"]
+
+    @property
+    def agent_output(self) -> Any:
+        return self.result["agentOutput"]
+
+    @property
+    def tool_calls(self) -> int:
+        return int(self.result["toolCalls"])
+
+
+class _Bridge:
+    """The agent's side of the rollout: ``call_tool``, budgets and termination."""
+
+    def __init__(self, world: World, trace: TraceWriter, budget: Budget) -> None:
+        self.world = world
+        self.trace = trace
+        self.max_calls = budget.max_tool_calls
+        self.calls = 0
+        self.errors = 0
+        self.reason: str | None = None
+        self.signal = CancelSignal()
+        self.lock = threading.Lock()
+        self.usage: dict[str, float] = {}
+
+    def end(self, reason: str) -> None:
+        """First reason wins: a run stopped by its tool limit stays ``max_tool_calls``."""
+        if self.reason is None:
+            self.reason = reason
+            self.signal._abort(reason)
+
+    def call_tool(self, name: str, input: Any = None) -> ToolResult:
+        with self.lock:
+            if self.reason is not None:
+                raise RunLimitError(self.reason, f"Run ended: {self.reason}.")
+            if self.calls >= self.max_calls:
+                self.end("max_tool_calls")
+                raise RunLimitError(
+                    "max_tool_calls", f"Tool call limit exceeded ({self.max_calls})."
+                )
+            self.calls += 1
+            call_id = self.calls
+            try:
+                input_json = _dumps({} if input is None else input)
+                args = _loads(input_json)
+            except (TypeError, ValueError):
+                input_json, args = _dumps(repr(input)), None
+            self.trace.tool_call(call_id, name, input_json)
+            started = time.perf_counter()
+            output_json, is_error = self._dispatch(name, args)
+            elapsed = (time.perf_counter() - started) * 1000
+            if is_error:
+                self.errors += 1
+            self.trace.tool_result(call_id, name, output_json, is_error, elapsed)
+            return ToolResult(output=_loads(output_json), isError=is_error)
+
+    def _dispatch(self, name: str, args: Any) -> tuple[str, bool]:
+        tool = self.world.tools.get(name)
+        if tool is None:
+            return _error(
+                "tool_not_found", f'Unknown tool "{name}"; call one of the tools offered.'
+            )
+        if type(args) is not dict:
+            return _error(
+                "invalid_input",
+                f'Invalid arguments for "{name}": input must be a JSON object.',
+                {"problems": ["input must be a JSON object"]},
+            )
+        problems = _validator(tool).problems(args)
+        if problems:
+            return _error(
+                "invalid_input",
+                f'Invalid arguments for "{name}": {"; ".join(problems)}.',
+                {"problems": problems},
+            )
+        try:
+            raw = tool.run(self.world.state, args)
+        except ToolError as exc:
+            return _dumps_error(exc.to_output())
+        except RunLimitError:
+            raise
+        except Exception as exc:
+            return _error("tool_crashed", f"{type(exc).__name__}: {exc}")
+        try:
+            return _dumps(raw), False
+        except (TypeError, ValueError) as exc:
+            return _error("tool_crashed", f'"{name}" returned a value that is not JSON: {exc}')
+
+    def emit(self, kind: str, data: Mapping[str, Any]) -> None:
+        with self.lock:
+            self.trace.event(kind, dict(data))
+            usage = data.get("usage") if kind == "model_step" else None
+            if isinstance(usage, Mapping):
+                for key, value in usage.items():
+                    if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        self.usage[key] = self.usage.get(key, 0) + value
+
+
+def _validator(tool: Tool) -> InputValidator:
+    found = tool.__dict__.get("_validator")
+    if found is None:
+        found = validator_for(tool.input_schema)
+        object.__setattr__(tool, "_validator", found)
+    return found
+
+
+def _dumps_error(output: dict[str, Any]) -> tuple[str, bool]:
+    try:
+        return _dumps(output), True
+    except (TypeError, ValueError):
+        return _dumps({"code": output.get("code"), "message": str(output.get("message"))}), True
+
+
+def _error(code: str, message: str, details: dict[str, Any] | None = None) -> tuple[str, bool]:
+    output: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        output["details"] = details
+    return _dumps_error(output)
+
+
+def _run_agent(
+    agent: ResolvedAgent, inp: AgentInput, box: dict[str, Any], done: threading.Event
+) -> None:
+    try:
+        returned = agent.fn(inp)
+        if hasattr(returned, "__await__"):
+            import asyncio
+
+            async def _await() -> Any:
+                return await returned
+
+            returned = asyncio.run(_await())
+        box["returned"] = returned
+    except BaseException as exc:  # noqa: BLE001 - any failure of the agent is reported
+        box["error"] = exc
+    finally:
+        done.set()
+
+
+def _json_value(value: Any) -> Any:
+    try:
+        return _loads(_dumps(value))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def run_task(
+    env: str | Path | Environment,
+    task: str | Task,
+    agent: Any = "solver",
+    budget: Budget | Mapping[str, Any] | None = None,
+    *,
+    project_dir: Path | None = None,
+    runs_dir: Path | None = None,
+    write_artifacts: bool = True,
+    seed: int = 0,
+    group_id: str | None = None,
+    agent_label: str | None = None,
+) -> RolloutResult:
+    """Run one rollout and return its graded result (see the module docstring)."""
+    project = Path(project_dir).resolve() if project_dir else find_project_dir()
+    environment = env if isinstance(env, Environment) else load_environment(env, project)
+    the_task = task if isinstance(task, Task) else environment.task(task)
+    verifier = environment.verifier_for(the_task)
+    limits = Budget.of(budget)
+    resolved = (
+        agent if isinstance(agent, ResolvedAgent) else resolve_agent(agent, environment, project)
+    )
+    world = environment.pool.acquire()
+    reusable = True
+    run_id: str | None = None
+    run_dir: Path | None = None
+    if write_artifacts:
+        run_id, run_dir = allocate_run_dir(
+            Path(runs_dir) if runs_dir else project / ".silo" / "runs"
+        )
+    trace = TraceWriter(run_dir / "trace.jsonl" if run_dir else None)
+    bridge = _Bridge(world, trace, limits)
+    config = {
+        "maxToolCalls": limits.max_tool_calls,
+        "timeoutMs": limits.timeout_ms,
+        "agentPath": resolved.path,
+        "seed": seed,
+    }
+    try:
+        started_at = utc_now_iso()
+        trace.event(
+            "run_start",
+            {
+                "runId": run_id,
+                "groupId": group_id,
+                "environment": environment.name,
+                "task": the_task.to_json(),
+                "agent": agent_label or resolved.label,
+                "config": config,
+                "tools": [t.spec() for t in world.tool_list],
+            },
+        )
+        clock = time.monotonic()
+        inp = AgentInput(
+            task=the_task.instruction,
+            tools=[dict(t.spec()) for t in world.tool_list],
+            call_tool=bridge.call_tool,
+            signal=bridge.signal,
+            seed=seed,
+            task_id=the_task.id,
+            environment=environment.name,
+            deadline=clock + limits.timeout_ms / 1000,
+            emit=bridge.emit,
+        )
+        box: dict[str, Any] = {}
+        done = threading.Event()
+        thread = threading.Thread(
+            target=_run_agent,
+            args=(resolved, inp, box, done),
+            daemon=True,
+            name=f"silo-agent-{run_id or the_task.id}",
+        )
+        thread.start()
+        if not done.wait(limits.timeout_ms / 1000):
+            bridge.end("timeout")
+            done.wait(_GRACE_S)
+        if not bridge.lock.acquire(timeout=_TOOL_WAIT_S):
+            reusable = False  # a tool is still running on the abandoned thread
+        else:
+            bridge.end("completed")  # no call may start from here on
+            bridge.lock.release()
+        if not done.is_set():
+            reusable = False
+        reason, error, output = _settle(bridge, box)
+        duration_ms = (time.monotonic() - clock) * 1000
+        trace.event("agent_output", {"output": output})
+        trace.event(
+            "run_end",
+            {
+                "terminationReason": reason,
+                "error": error,
+                "toolCalls": bridge.calls,
+                "toolErrors": bridge.errors,
+                "durationMs": round(duration_ms, 3),
+            },
+        )
+        world.freeze()
+        graded, verifier_error = _grade(verifier, world, output, the_task)
+        if verifier_error:
+            error = f"{error}; {verifier_error}" if error else verifier_error
+        result = build_result(
+            graded,
+            tool_calls=bridge.calls,
+            tool_errors=bridge.errors,
+            termination_reason=reason,
+            agent_output=output,
+            error=error,
+        )
+        trace.event(
+            "verifier_result",
+            {
+                "verifierId": verifier.id,
+                "passed": result["passed"],
+                "reward": result["reward"],
+                "checks": result["checks"],
+                "error": verifier_error,
+            },
+        )
+        state_diff = world.diff()
+        duration_ms = (time.monotonic() - clock) * 1000
+        run = {
+            "runId": run_id,
+            "groupId": group_id,
+            "environment": environment.name,
+            "taskId": the_task.id,
+            "task": the_task.to_json(),
+            "verifierId": verifier.id,
+            "verifierName": verifier.name,
+            "agent": agent_label or resolved.label,
+            "config": config,
+            "startedAt": started_at,
+            "finishedAt": utc_now_iso(),
+            "durationMs": round(duration_ms, 3),
+            "terminationReason": reason,
+            "toolCallCount": bridge.calls,
+        }
+        if bridge.usage:
+            run["usage"] = bridge.usage
+        if run_dir is not None:
+            write_json_atomic(run_dir / "state-diff.json", state_diff)
+            write_json_atomic(run_dir / "result.json", result)
+            write_json_atomic(run_dir / "run.json", run)
+    except BaseException:
+        reusable = False
+        raise
+    finally:
+        trace.close()
+        environment.pool.release(world, reusable)
+    return RolloutResult(
+        environment.name, the_task, result, state_diff, run, run_id, run_dir, trace.lines
+    )
+
+
+def _settle(bridge: _Bridge, box: dict[str, Any]) -> tuple[str, str | None, Any]:
+    """Termination reason, error and output once the agent returned, raised or was abandoned."""
+    reason = bridge.reason if bridge.reason not in (None, "completed") else None
+    failure = box.get("error")
+    if "returned" in box:
+        return reason or "completed", None, _json_value(unwrap_output(box["returned"]))
+    if isinstance(failure, RunLimitError):
+        return reason or failure.reason, str(failure), None
+    if isinstance(failure, AgentError):
+        return reason or "agent_error", str(failure), None
+    if failure is not None:
+        return reason or "agent_error", describe_exception(failure), None
+    return reason or "timeout", "the agent was still running at the timeout and was abandoned", None
+
+
+def _grade(verifier: Any, world: World, output: Any, task: Task) -> tuple[Score | None, str | None]:
+    try:
+        checks = verifier.check(
+            world.state, world.initial(), VerifierContext(output_text(output), task)
+        )
+        return score(verifier.id, checks), None
+    except Exception as exc:
+        return None, f"verifier {verifier.id} failed: {type(exc).__name__}: {exc}"
