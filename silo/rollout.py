@@ -270,8 +270,13 @@ def run_task(
     seed: int = 0,
     group_id: str | None = None,
     agent_label: str | None = None,
+    run_fields: Mapping[str, Any] | None = None,
 ) -> RolloutResult:
-    """Run one rollout and return its graded result (see the module docstring)."""
+    """Run one rollout and return its graded result (see the module docstring).
+
+    ``agent`` is a callable, a name (``solver``, ``noop``, ...), a file or a target (see
+    :func:`silo.agents.resolve_agent`). ``run_fields`` are extra keys for ``run.json``.
+    """
     project = Path(project_dir).resolve() if project_dir else find_project_dir()
     environment = env if isinstance(env, Environment) else load_environment(env, project)
     the_task = task if isinstance(task, Task) else environment.task(task)
@@ -396,6 +401,8 @@ def run_task(
         }
         if bridge.usage:
             run["usage"] = bridge.usage
+        if run_fields:
+            run.update(run_fields)
         if run_dir is not None:
             write_json_atomic(run_dir / "state-diff.json", state_diff)
             write_json_atomic(run_dir / "result.json", result)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import json
 import math
 import re
 import string
@@ -36,7 +37,7 @@ from silo.agent import AgentInput, RunLimitError
 
 __all__ = ["RandomAgent", "SchemaSampler", "Unsatisfiable"]
 
-ID_PATTERN = re.compile(r"^[A-Z]+-\d+$")
+ID_IN_JSON = re.compile(r'"([A-Z]+-\d+)"')  # strings matching ^[A-Z]+-\d+$
 _ALPHABET = string.ascii_letters + string.digits + " -_.@:/"
 _CATEGORIES = {
     "CATEGORY_DIGIT": string.digits,
@@ -47,6 +48,12 @@ _CATEGORIES = {
     "CATEGORY_NOT_SPACE": string.ascii_letters + string.digits,
 }
 _WORDS = ("acme", "globex", "initech", "north", "renewal", "q3", "pilot", "urgent", "note", "x")
+_TYPE_HINTS = (
+    ("object", {"properties", "required", "additionalProperties"}),
+    ("array", {"items", "prefixItems", "minItems", "maxItems"}),
+    ("string", {"pattern", "minLength", "maxLength", "format"}),
+    ("number", {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}),
+)
 _MAX_DEPTH = 8
 _ATTEMPTS = 25
 
@@ -61,30 +68,30 @@ class SchemaSampler:
     def __init__(self, rng: Random, ids: dict[str, None] | None = None) -> None:
         self.rng = rng
         self.ids = ids if ids is not None else {}
+        self._root: Any = {}
         self._validators: dict[int, Draft202012Validator] = {}
 
     def sample_valid(self, schema: Any) -> Any:
         """A value valid against ``schema`` (checked with jsonschema), or :class:`Unsatisfiable`."""
-        key = id(schema)
-        if key not in self._validators:
-            self._validators[key] = Draft202012Validator(
-                schema, format_checker=Draft202012Validator.FORMAT_CHECKER
-            )
+        validator = self._validators.get(id(schema))
+        if validator is None:
+            checker = Draft202012Validator.FORMAT_CHECKER
+            validator = Draft202012Validator(schema, format_checker=checker)
+            self._validators[id(schema)] = validator
+        self._root = schema
         for _ in range(_ATTEMPTS):
             try:
-                value = self.value(schema, root=schema)
+                value = self.value(schema)
             except Unsatisfiable:
                 continue
-            if self._validators[key].is_valid(value):
+            if validator.is_valid(value):
                 return value
         raise Unsatisfiable("no valid value found")
 
-    def value(self, schema: Any, root: Any, name: str = "", depth: int = 0) -> Any:
+    def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
         if depth > _MAX_DEPTH * 2 or schema is False:
             raise Unsatisfiable("schema too deep or false")
-        if schema is True or not isinstance(schema, dict):
-            schema = {}
-        schema = self._flatten(schema, root)
+        schema = self._flatten(schema if isinstance(schema, dict) else {})
         if "const" in schema:
             return copy.deepcopy(schema["const"])
         if "enum" in schema:
@@ -96,57 +103,51 @@ class SchemaSampler:
                 self.rng.shuffle(branches)
                 for branch in branches:
                     try:
-                        merged = _merge(base, self._flatten(branch, root))
-                        return self.value(merged, root, name, depth + 1)
+                        return self.value(_merge(base, self._flatten(branch)), name, depth + 1)
                     except Unsatisfiable:
                         continue
                 raise Unsatisfiable(f"no satisfiable {key} branch")
-        kind = _pick_type(schema, self.rng)
-        method = getattr(self, f"_{kind}", None)
+        method = getattr(self, f"_{_pick_type(schema, self.rng)}", None)
         if method is None:
-            raise Unsatisfiable(f"unsupported type {kind!r}")
-        return method(schema, root, name, depth)
+            raise Unsatisfiable(f"unsupported type in {schema!r}")
+        return method(schema, name, depth)
 
-    def _flatten(self, schema: dict[str, Any], root: Any) -> dict[str, Any]:
+    def _flatten(self, schema: dict[str, Any]) -> dict[str, Any]:
         """Resolve a local ``$ref`` and merge ``allOf`` parts into one schema."""
         for _ in range(32):
             if "$ref" in schema:
                 rest = {k: v for k, v in schema.items() if k != "$ref"}
-                schema = _merge(_resolve(root, schema["$ref"]), rest)
+                schema = _merge(_resolve(self._root, schema["$ref"]), rest)
             elif "allOf" in schema:
-                parts = [self._flatten(p, root) for p in schema["allOf"] if isinstance(p, dict)]
                 merged = {k: v for k, v in schema.items() if k != "allOf"}
-                for part in parts:
-                    merged = _merge(merged, part)
+                for part in schema["allOf"]:
+                    merged = _merge(merged, self._flatten(part if isinstance(part, dict) else {}))
                 schema = merged
             else:
                 return schema
         raise Unsatisfiable("$ref cycle")
 
-    def _null(self, schema: dict[str, Any], root: Any, name: str, depth: int) -> None:
+    def _null(self, schema: dict[str, Any], name: str, depth: int) -> None:
         return None
 
-    def _boolean(self, schema: dict[str, Any], root: Any, name: str, depth: int) -> bool:
+    def _boolean(self, schema: dict[str, Any], name: str, depth: int) -> bool:
         return self.rng.random() < 0.5
 
-    def _integer(self, schema: dict[str, Any], root: Any, name: str, depth: int) -> int:
-        lo, hi = _bounds(schema, integer=True)
+    def _integer(self, schema: dict[str, Any], name: str, depth: int) -> int:
+        lo, hi = _bounds(schema, nudge=1)
         step = schema.get("multipleOf", 1)
-        if not isinstance(step, int) or step <= 0:
-            step = 1
+        step = step if isinstance(step, int) and step > 0 else 1
         first, last = math.ceil(lo / step), math.floor(hi / step)
         if first > last:
             raise Unsatisfiable("empty integer range")
-        k = self.rng.choice((first, last, self.rng.randint(first, last)))
-        return k * step
+        return step * self.rng.choice((first, last, self.rng.randint(first, last)))
 
-    def _number(self, schema: dict[str, Any], root: Any, name: str, depth: int) -> float | int:
+    def _number(self, schema: dict[str, Any], name: str, depth: int) -> float | int:
         if self.rng.random() < 0.3 or "multipleOf" in schema:
-            return self._integer(schema, root, name, depth)
-        lo, hi = _bounds(schema, integer=False)
-        return round(self.rng.uniform(lo, hi), 2)
+            return self._integer(schema, name, depth)
+        return round(self.rng.uniform(*_bounds(schema, nudge=0.01)), 2)
 
-    def _string(self, schema: dict[str, Any], root: Any, name: str, depth: int) -> str:
+    def _string(self, schema: dict[str, Any], name: str, depth: int) -> str:
         if name.endswith("Id") and self.ids and self.rng.random() < 0.7:
             known = [i for i in self.ids if _string_ok(i, schema)]
             if known:
@@ -159,7 +160,7 @@ class SchemaSampler:
                 realistic = [self._formatted(f) or "" for f in ("date", "date-time", "email")]
                 fitting = [s for s in realistic if re.search(pattern, s)]
                 use_real = fitting and self.rng.random() < 0.7
-                candidate = fitting[0] if use_real else self._from_regex(pattern)
+                candidate = fitting[0] if use_real else self._regex(list(_parse_regex(pattern)))
             if candidate is None:
                 candidate = self._word(schema)
             if _string_ok(candidate, schema):
@@ -167,20 +168,16 @@ class SchemaSampler:
         raise Unsatisfiable("no string meets the constraints")
 
     def _formatted(self, fmt: Any) -> str | None:
-        day = dt.date(2024, 1, 1) + dt.timedelta(days=self.rng.randint(0, 1500))
-        if fmt == "date":
-            return day.isoformat()
-        if fmt == "date-time":
-            return (
-                f"{day.isoformat()}T{self.rng.randint(0, 23):02d}:{self.rng.randint(0, 59):02d}:00Z"
-            )
-        if fmt == "email":
-            return f"{self.rng.choice(_WORDS)}{self.rng.randint(1, 99)}@example.com"
-        if fmt == "uuid":
-            return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-        if fmt in ("uri", "url"):
-            return f"https://example.com/{self.rng.choice(_WORDS)}"
-        return None
+        rng = self.rng
+        day = (dt.date(2024, 1, 1) + dt.timedelta(days=rng.randint(0, 1500))).isoformat()
+        makers = {
+            "date": lambda: day,
+            "date-time": lambda: f"{day}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00Z",
+            "email": lambda: f"{rng.choice(_WORDS)}{rng.randint(1, 99)}@example.com",
+            "uuid": lambda: str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+            "uri": lambda: f"https://example.com/{rng.choice(_WORDS)}",
+        }
+        return makers[fmt]() if fmt in makers else None
 
     def _word(self, schema: dict[str, Any]) -> str:
         lo = schema.get("minLength", 0)
@@ -193,109 +190,104 @@ class SchemaSampler:
             text += self.rng.choice(string.ascii_lowercase)
         return text
 
-    def _from_regex(self, pattern: str) -> str:
-        try:
-            parsed = sre.parse(pattern)
-        except re.error as exc:
-            raise Unsatisfiable(f"bad pattern: {exc}") from None
-        return self._regex_items(list(parsed))
-
-    def _regex_items(self, items: list[tuple[Any, Any]]) -> str:
+    def _regex(self, items: list[tuple[Any, Any]]) -> str:
+        """A string matching a parsed regex (``re._parser`` items); rare constructs unsupported."""
         out: list[str] = []
         for op, av in items:
             kind = str(op)
-            if kind == "LITERAL":
-                out.append(chr(av))
-            elif kind == "NOT_LITERAL":
-                out.append(self.rng.choice([c for c in _ALPHABET if ord(c) != av]))
-            elif kind == "ANY":
-                out.append(self.rng.choice(string.ascii_letters + string.digits))
-            elif kind == "IN":
-                out.append(self._regex_set(av))
+            if kind in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+                chars = _class_chars(kind, av)
+                if not chars:
+                    raise Unsatisfiable("regex character class matches nothing usable")
+                out.append(self.rng.choice(chars))
             elif kind == "BRANCH":
-                out.append(self._regex_items(list(self.rng.choice(av[1]))))
+                out.append(self._regex(list(self.rng.choice(av[1]))))
             elif kind == "SUBPATTERN":
-                out.append(self._regex_items(list(av[-1])))
+                out.append(self._regex(list(av[-1])))
             elif kind in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
                 low, high, sub = av
-                high = min(high, low + 3)
-                out.extend(self._regex_items(list(sub)) for _ in range(self.rng.randint(low, high)))
+                count = self.rng.randint(low, min(high, low + 3))
+                out.extend(self._regex(list(sub)) for _ in range(count))
             elif kind != "AT":
                 raise Unsatisfiable(f"unsupported regex construct {kind}")
         return "".join(out)
 
-    def _regex_set(self, items: list[tuple[Any, Any]]) -> str:
-        negate = bool(items) and str(items[0][0]) == "NEGATE"
-        if negate:
-            choices = [c for c in _ALPHABET if not _in_set(c, items[1:])]
-            if not choices:
-                raise Unsatisfiable("negated class excludes every character")
-            return self.rng.choice(choices)
-        op, av = self.rng.choice(items)
-        kind = str(op)
-        if kind == "LITERAL":
-            return chr(av)
-        if kind == "RANGE":
-            return chr(self.rng.randint(av[0], av[1]))
-        if kind == "CATEGORY" and str(av) in _CATEGORIES:
-            return self.rng.choice(_CATEGORIES[str(av)])
-        raise Unsatisfiable(f"unsupported regex class item {kind}")
-
-    def _array(self, schema: dict[str, Any], root: Any, name: str, depth: int) -> list[Any]:
+    def _array(self, schema: dict[str, Any], name: str, depth: int) -> list[Any]:
         prefix = list(schema.get("prefixItems", []))
         lo = max(schema.get("minItems", 0), 0)
         hi = schema.get("maxItems", lo + 3)
         if lo > hi:
             raise Unsatisfiable("minItems > maxItems")
-        count = lo if depth >= _MAX_DEPTH else self.rng.randint(lo, hi)
         item_name = name[:-1] if name.endswith("Ids") else ""
         items: list[Any] = []
-        seen: set[str] = set()
-        for index in range(count):
+        for index in range(lo if depth >= _MAX_DEPTH else self.rng.randint(lo, hi)):
             sub = prefix[index] if index < len(prefix) else schema.get("items", {})
-            for _ in range(10 if schema.get("uniqueItems") else 1):
-                item = self.value(sub, root, item_name, depth + 1)
-                key = repr(item)
-                if key not in seen:
+            item = self.value(sub, item_name, depth + 1)
+            for _ in range(10 if schema.get("uniqueItems") else 0):
+                if item not in items:
                     break
-            seen.add(key)
+                item = self.value(sub, item_name, depth + 1)
             items.append(item)
         return items
 
-    def _object(self, schema: dict[str, Any], root: Any, name: str, depth: int) -> dict[str, Any]:
-        props: dict[str, Any] = schema.get("properties", {})
+    def _object(self, schema: dict[str, Any], name: str, depth: int) -> dict[str, Any]:
         required = list(schema.get("required", []))
         out: dict[str, Any] = {}
-        for key, sub in props.items():
+        for key, sub in schema.get("properties", {}).items():
             if key in required or (depth < _MAX_DEPTH and self.rng.random() < 0.5):
-                out[key] = self.value(sub, root, key, depth + 1)
-        extra = schema.get("additionalProperties", {})
-        for key in required:
+                out[key] = self.value(sub, key, depth + 1)
+        for key in required:  # required but not among the properties
             if key not in out:
-                out[key] = self.value(extra, root, key, depth + 1)
+                out[key] = self.value(schema.get("additionalProperties", {}), key, depth + 1)
         return out
+
+
+def _parse_regex(pattern: str) -> Any:
+    try:
+        return sre.parse(pattern)
+    except re.error as exc:
+        raise Unsatisfiable(f"bad pattern: {exc}") from None
+
+
+def _class_chars(kind: str, av: Any) -> str:
+    """The characters (from a printable pool) that one regex character item can match."""
+    if kind == "LITERAL":
+        return chr(av)
+    if kind == "NOT_LITERAL":
+        return _ALPHABET.replace(chr(av), "")
+    if kind == "ANY":
+        return string.ascii_letters + string.digits
+    negate = bool(av) and str(av[0][0]) == "NEGATE"
+    chars = ""
+    for op, arg in av[1:] if negate else av:
+        if str(op) == "LITERAL":
+            chars += chr(arg)
+        elif str(op) == "RANGE":
+            chars += "".join(chr(c) for c in range(arg[0], min(arg[1], arg[0] + 255) + 1))
+        elif str(op) == "CATEGORY" and str(arg) in _CATEGORIES:
+            chars += _CATEGORIES[str(arg)]
+        else:
+            raise Unsatisfiable(f"unsupported regex class item {op}")
+    return "".join(c for c in _ALPHABET if c not in chars) if negate else chars
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     merged = {**base, **extra}
-    if "properties" in base and "properties" in extra:
-        merged["properties"] = {**base["properties"], **extra["properties"]}
+    for key in ("properties", "$defs"):
+        if key in base and key in extra:
+            merged[key] = {**base[key], **extra[key]}
     if "required" in base and "required" in extra:
         merged["required"] = list(dict.fromkeys([*base["required"], *extra["required"]]))
     return merged
 
 
 def _resolve(root: Any, ref: str) -> dict[str, Any]:
-    if not ref.startswith("#"):
-        raise Unsatisfiable(f"only local $ref is supported, not {ref!r}")
-    node = root
+    node = root if ref.startswith("#") else None
     for part in filter(None, ref[1:].split("/")):
         part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or part not in node:
-            raise Unsatisfiable(f"unresolvable $ref {ref!r}")
-        node = node[part]
+        node = node.get(part) if isinstance(node, dict) else None
     if not isinstance(node, dict):
-        raise Unsatisfiable(f"$ref {ref!r} is not a schema object")
+        raise Unsatisfiable(f"cannot resolve $ref {ref!r} (only local refs are supported)")
     return node
 
 
@@ -306,30 +298,22 @@ def _pick_type(schema: dict[str, Any], rng: Random) -> str:
     if isinstance(declared, list) and declared:
         non_null = [t for t in declared if t != "null"]
         return rng.choice(non_null) if non_null and rng.random() < 0.9 else rng.choice(declared)
-    if {"properties", "required", "additionalProperties"} & schema.keys():
-        return "object"
-    if {"items", "prefixItems", "minItems", "maxItems"} & schema.keys():
-        return "array"
-    if {"pattern", "minLength", "maxLength", "format"} & schema.keys():
-        return "string"
-    if {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} & schema.keys():
-        return "number"
+    for kind, keywords in _TYPE_HINTS:
+        if keywords & schema.keys():
+            return kind
     return rng.choice(("string", "integer", "boolean"))
 
 
-def _bounds(schema: dict[str, Any], *, integer: bool) -> tuple[float, float]:
+def _bounds(schema: dict[str, Any], nudge: float) -> tuple[float, float]:
     lo, hi = schema.get("minimum"), schema.get("maximum")
     ex_lo, ex_hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
-    nudge = 1 if integer else 0.01
     if isinstance(ex_lo, (int, float)) and not isinstance(ex_lo, bool):
-        lo = max(lo, ex_lo + nudge) if lo is not None else ex_lo + nudge
+        lo = ex_lo + nudge if lo is None else max(lo, ex_lo + nudge)
     if isinstance(ex_hi, (int, float)) and not isinstance(ex_hi, bool):
-        hi = min(hi, ex_hi - nudge) if hi is not None else ex_hi - nudge
+        hi = ex_hi - nudge if hi is None else min(hi, ex_hi - nudge)
     if lo is None:
         lo = -10 if hi is None else hi - 100
-    if hi is None:
-        hi = lo + 100
-    return lo, hi
+    return lo, lo + 100 if hi is None else hi
 
 
 def _string_ok(text: str, schema: dict[str, Any]) -> bool:
@@ -337,30 +321,6 @@ def _string_ok(text: str, schema: dict[str, Any]) -> bool:
         return False
     pattern = schema.get("pattern")
     return pattern is None or re.search(pattern, text) is not None
-
-
-def _in_set(char: str, items: list[tuple[Any, Any]]) -> bool:
-    for op, av in items:
-        kind = str(op)
-        if (kind == "LITERAL" and ord(char) == av) or (
-            kind == "RANGE" and av[0] <= ord(char) <= av[1]
-        ):
-            return True
-        if kind == "CATEGORY" and char in _CATEGORIES.get(str(av), ""):
-            return True
-    return False
-
-
-def _harvest_ids(value: Any, ids: dict[str, None]) -> None:
-    if isinstance(value, str):
-        if ID_PATTERN.match(value):
-            ids.setdefault(value, None)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _harvest_ids(item, ids)
-    elif isinstance(value, list):
-        for item in value:
-            _harvest_ids(item, ids)
 
 
 class RandomAgent:
@@ -402,7 +362,7 @@ class RandomAgent:
                 codes[str(code or "error")] += 1
             else:
                 ok += 1
-                _harvest_ids(output, ids)
+                ids.update(dict.fromkeys(ID_IN_JSON.findall(json.dumps(output, default=str))))
         if inp.signal.aborted and not stopped:
             stopped = inp.signal.reason or "cancelled"
         summary = f"random agent (seed {seed}): {made} calls, {ok} ok, {made - ok} errors"

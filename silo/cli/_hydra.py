@@ -1,0 +1,128 @@
+"""What every Hydra-based Silo command sets up before Hydra runs.
+
+Contract: :func:`prepare` registers the resolvers the primary config uses
+(``silo_project_dir``, ``silo_group_id``), offers every folder under ``environments/`` as an
+``env`` option even without a YAML file, silences Hydra's warning about a project without a
+``conf/`` folder, and checks group choices on the command line (``env=``, ``agent=``,
+``budget=``) so a typo gets one line listing the options instead of Hydra's search-path dump.
+"""
+
+from __future__ import annotations
+
+import warnings
+from importlib import resources
+from pathlib import Path
+
+from silo.environment import find_project_dir, list_environments
+from silo.errors import SiloError
+
+__all__ = ["group_options", "prepare", "check_group_overrides", "GROUPS"]
+
+GROUPS = ("env", "agent", "budget")
+TOP_KEYS = (
+    "env",
+    "agent",
+    "budget",
+    "task",
+    "runs",
+    "seed",
+    "resume",
+    "fail_on_error",
+    "progress",
+    "runs_dir",
+    "hydra",
+    "sweep",
+)
+BUDGET_KEYS = ("max_tool_calls", "timeout_ms")
+
+
+def _yaml_names(folder: Path) -> set[str]:
+    return {p.stem for p in folder.glob("*.yaml")} if folder.is_dir() else set()
+
+
+def group_options(group: str, project: Path) -> list[str]:
+    names = _yaml_names(project / "conf" / group)
+    packaged = resources.files("silo.conf").joinpath(group)
+    if packaged.is_dir():
+        names |= {Path(p.name).stem for p in packaged.iterdir() if p.name.endswith(".yaml")}
+    if group == "env":
+        names |= set(list_environments(project))
+    return sorted(names)
+
+
+def prepare(project: Path | None = None) -> Path:
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
+
+    from silo.artifacts import new_run_id
+
+    project = project or find_project_dir()
+    OmegaConf.register_new_resolver(
+        "silo_project_dir", lambda: str(project), replace=True, use_cache=True
+    )
+    OmegaConf.register_new_resolver(
+        "silo_group_id", lambda: new_run_id("sweep"), replace=True, use_cache=True
+    )
+    store = ConfigStore.instance()
+    declared = _yaml_names(project / "conf" / "env")
+    for name in list_environments(project):
+        if name not in declared:
+            store.store(group="env", name=name, node={"name": name})
+    warnings.filterwarnings(
+        "ignore", message=r"provider=hydra\.searchpath in main, path=.* is not available"
+    )
+    return project
+
+
+def check_group_overrides(args: list[str], project: Path) -> None:
+    """Raise a one-line SiloError for an unknown env/agent/budget choice on the command line."""
+    words = [a for a in args if not a.startswith("-") and "=" in a]
+    if not words:
+        return
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    try:
+        overrides = OverridesParser.create().parse_overrides(words)
+    except Exception as exc:  # Hydra's parser explains the syntax problem itself
+        raise SiloError("override_invalid", " ".join(str(exc).split())) from None
+    for override in overrides:
+        group = override.key_or_group
+        if not override.is_add() and not override.is_force_add():
+            _check_key(group)
+        if group not in GROUPS or override.package or override.is_delete():
+            continue
+        values = (
+            list(override.sweep_string_iterator())
+            if override.is_sweep_override()
+            else [override.get_value_element_as_str()]
+        )
+        known = group_options(group, project)
+        for value in values:
+            if value not in known:
+                raise SiloError(
+                    f"{group}_not_found",
+                    f'unknown {group} "{value}"; available: {", ".join(known)}'
+                    + (
+                        " (or add conf/{0}/{1}.yaml)".format(group, value) if group != "env" else ""
+                    ),
+                )
+
+
+def _check_key(key: str) -> None:
+    import difflib
+
+    head, _, rest = key.partition(".")
+    if head in ("hydra", "agent") or "/" in head:
+        return  # Hydra checks these itself; agents take arbitrary keys
+    if head not in TOP_KEYS:
+        wrong, choices = head, TOP_KEYS
+    elif head == "budget" and rest and rest not in BUDGET_KEYS:
+        wrong, choices = rest, BUDGET_KEYS
+    else:
+        return
+    close = difflib.get_close_matches(wrong, choices, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise SiloError(
+        "override_invalid",
+        f'unknown key "{key}"; {hint}known: {", ".join(choices)} (use +{key}=... to add a new key)',
+    )

@@ -1,0 +1,54 @@
+"""``silo-run``: compose a config with Hydra and run rollouts.
+
+Contract: ``silo-run env=crm task=TASK-002 agent=solver`` composes ``conf/`` (the project's
+first, then Silo's packaged one), runs the rollout(s) through :func:`silo.run_task`, prints a
+report and exits 0 only when every rollout passed (1 when one failed, 2 when a rollout could not
+start). ``-m`` sweeps with Hydra's sweeper and any installed launcher. User mistakes get one
+line on stderr, never a traceback. No ``outputs/`` or ``.hydra/`` folders are written.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import hydra
+from omegaconf import DictConfig
+
+from silo.cli._hydra import check_group_overrides, prepare
+from silo.errors import SiloError
+
+__all__ = ["main", "STATUS"]
+
+STATUS: list[int] = []
+_PROJECT: list[object] = []
+
+
+@hydra.main(version_base="1.3", config_path="pkg://silo._main", config_name="silo")
+def _app(cfg: DictConfig) -> None:
+    from silo.cli._execute import execute
+
+    STATUS.append(execute(cfg, _PROJECT[0]))  # type: ignore[arg-type]
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    try:
+        project = prepare()
+        if "--list" in args:
+            from silo.cli.ls import main as list_main
+
+            sys.exit(list_main([a for a in args if a != "--list"], prog="silo-run --list"))
+        if not any(
+            a in ("--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "-i")
+            or a.startswith("-sc")
+            or a.startswith("--shell-completion")
+            for a in args
+        ):
+            check_group_overrides(args, project)
+    except SiloError as exc:
+        sys.stderr.write(f"silo-run: {exc.message}\n")
+        sys.exit(2)
+    _PROJECT[:] = [project]
+    STATUS.clear()
+    _app()
+    sys.exit(max(STATUS, default=0))

@@ -1,0 +1,137 @@
+"""Summaries of a group of rollouts: pass rates, rewards and pass^k.
+
+Contract: :func:`summarize` reads a group folder (every ``*/run.json`` + ``result.json``, plus
+``resumed.jsonl`` and ``infra-errors.jsonl``) and returns the ``summary.json`` document: one row
+per task × agent (runs, passes, pass rate, mean reward, mean tool calls, termination reasons,
+pass^k for k = 1..n) and one row per agent with pass^k averaged over tasks, using the unbiased
+estimator C(c, k) / C(n, k) for c passes out of n trials. Infrastructure failures are counted
+apart. Everything is read from disk, so it works the same under any launcher.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from math import comb
+from pathlib import Path
+from typing import Any
+
+__all__ = ["format_table", "pass_hat_k", "summarize"]
+
+
+def pass_hat_k(passes: int, trials: int, k: int) -> float:
+    """Probability that k trials drawn without replacement from n all pass."""
+    if k > trials or trials == 0:
+        return 0.0
+    return comb(passes, k) / comb(trials, k)
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+
+
+def _load_runs(group_dir: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    folders = sorted(p.parent for p in group_dir.glob("*/run.json"))
+    folders += [Path(r["runDir"]) for r in _read_jsonl(group_dir / "resumed.jsonl")]
+    loaded = []
+    for folder in folders:
+        try:
+            run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+            result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        run["resumed"] = folder.parent != group_dir
+        loaded.append((run, result))
+    return loaded
+
+
+def summarize(group_dir: Path) -> dict[str, Any]:
+    cells: dict[tuple[str, str, str], list[tuple[dict[str, Any], dict[str, Any]]]] = defaultdict(
+        list
+    )
+    for run, result in _load_runs(group_dir):
+        cells[(run["environment"], run["taskId"], run.get("agent", "?"))].append((run, result))
+    rows = []
+    for (env, task, agent), items in sorted(cells.items()):
+        n = len(items)
+        c = sum(1 for _, r in items if r["passed"])
+        reasons: dict[str, int] = defaultdict(int)
+        for _, r in items:
+            reasons[r["terminationReason"]] += 1
+        rows.append(
+            {
+                "environment": env,
+                "task": task,
+                "agent": agent,
+                "runs": n,
+                "passes": c,
+                "passRate": round(c / n, 4),
+                "meanReward": round(sum(r["reward"] for _, r in items) / n, 4),
+                "meanToolCalls": round(sum(r["toolCalls"] for _, r in items) / n, 2),
+                "terminationReasons": dict(sorted(reasons.items())),
+                "resumed": sum(1 for run, _ in items if run["resumed"]),
+                "passHatK": {str(k): round(pass_hat_k(c, n, k), 4) for k in range(1, n + 1)},
+            }
+        )
+    agents = []
+    for agent in sorted({row["agent"] for row in rows}):
+        mine = [row for row in rows if row["agent"] == agent]
+        k_max = min(row["runs"] for row in mine)
+        agents.append(
+            {
+                "agent": agent,
+                "tasks": len(mine),
+                "runs": sum(r["runs"] for r in mine),
+                "passes": sum(r["passes"] for r in mine),
+                "passHatK": {
+                    str(k): round(
+                        sum(pass_hat_k(r["passes"], r["runs"], k) for r in mine) / len(mine), 4
+                    )
+                    for k in range(1, k_max + 1)
+                },
+            }
+        )
+    infra = _read_jsonl(group_dir / "infra-errors.jsonl")
+    total = sum(row["runs"] for row in rows)
+    return {
+        "group": group_dir.name,
+        "rollouts": total,
+        "passed": sum(r["passes"] for r in rows),
+        "failed": total - sum(r["passes"] for r in rows),
+        "infraErrors": infra,
+        "rows": rows,
+        "agents": agents,
+    }
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    header = f"{'task':<14}{'agent':<12}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}{'calls':>7}  reasons / pass^k"
+    lines = [header, "-" * len(header)]
+    for row in summary["rows"]:
+        reasons = ",".join(f"{k}:{v}" for k, v in row["terminationReasons"].items())
+        lines.append(
+            f"{row['task']:<14}{row['agent']:<12}{row['runs']:>5}{row['passes']:>6}"
+            f"{row['passRate']:>7.2f}{row['meanReward']:>8.2f}{row['meanToolCalls']:>7.1f}  {reasons}"
+        )
+    for agent in summary["agents"]:
+        ks = " ".join(f"k={k}:{v:.2f}" for k, v in agent["passHatK"].items())
+        lines.append(f"pass^k {agent['agent']:<12} over {agent['tasks']} task(s): {ks}")
+    infra = summary["infraErrors"]
+    if infra:
+        lines.append(f"{len(infra)} point(s) could not start (infrastructure, not agent failures):")
+        lines.extend(f"  {e['taskId']} {e['agent']}: {e['error']}" for e in infra)
+    lines.append(f"{summary['passed']}/{summary['rollouts']} rollouts passed")
+    return "\n".join(lines)
+
+
+def write_summary(group_dir: Path) -> dict[str, Any]:
+    """Summarize ``group_dir``, write ``summary.json`` there, and return it with its table."""
+    from silo._jsonio import write_json_atomic
+
+    summary = summarize(group_dir)
+    write_json_atomic(group_dir / "summary.json", summary)
+    return {**summary, "table": format_table(summary)}

@@ -1,0 +1,171 @@
+"""Running many rollouts: points × repeats, resume, progress.
+
+Contract: a :class:`Point` is one (environment, task, agent, budget, seed) combination;
+:func:`run_points` runs each point ``runs`` times in this process (repeat *i* gets seed
+``seed + i``), every rollout in its own folder under ``group_dir``, and returns one
+:class:`Outcome` per rollout. A point that cannot start (bad config, missing agent) is an
+*infrastructure* failure, recorded in ``group_dir/infra-errors.jsonl`` and never counted as an
+agent failure. With ``resume`` a rollout whose ``pointId`` already completed anywhere under
+``runs_root`` is skipped and listed in ``group_dir/resumed.jsonl`` instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from silo._jsonio import canonical
+from silo.errors import SiloError
+from silo.rollout import Budget, run_task
+
+__all__ = ["Outcome", "Point", "completed_points", "expand_tasks", "point_id", "run_points"]
+
+
+@dataclass(frozen=True)
+class Point:
+    env: str
+    task: str
+    agent: Any  # a name, a path, a target or a config mapping (see silo.agents)
+    agent_label: str
+    budget: Budget
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    point: Point
+    repeat: int
+    run_dir: Path | None
+    passed: bool
+    infra_error: str | None = None
+    resumed: bool = False
+
+
+def point_id(point: Point, repeat: int) -> str:
+    """A stable id for a rollout's resolved config, used by ``resume``."""
+    agent = point.agent if isinstance(point.agent, (str, Mapping)) else repr(point.agent)
+    text = canonical(
+        {
+            "env": point.env,
+            "task": point.task,
+            "agent": agent,
+            "budget": [point.budget.max_tool_calls, point.budget.timeout_ms],
+            "seed": point.seed,
+            "repeat": repeat,
+        }
+    )
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def expand_tasks(pattern: str, known: Iterable[str]) -> list[str]:
+    """``all`` → every task; a glob (``TASK-00*``) → the matching tasks; else the id itself."""
+    import fnmatch
+
+    ids = list(known)
+    if pattern == "all":
+        return ids
+    if any(ch in pattern for ch in "*?["):
+        matched = [t for t in ids if fnmatch.fnmatchcase(t, pattern)]
+        if not matched:
+            raise SiloError(
+                "task_not_found", f'no task matches "{pattern}"; known: {", ".join(ids)}'
+            )
+        return matched
+    return [pattern]
+
+
+def completed_points(runs_root: Path) -> dict[str, Path]:
+    """Every finished rollout under ``runs_root`` (two levels deep) by its pointId."""
+    found: dict[str, Path] = {}
+    for run_json in [*runs_root.glob("*/run.json"), *runs_root.glob("*/*/run.json")]:
+        try:
+            run = json.loads(run_json.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        if run.get("pointId") and (run_json.parent / "result.json").is_file():
+            found.setdefault(run["pointId"], run_json.parent)
+    return found
+
+
+class _Progress:
+    def __init__(self, total: int, mode: Any) -> None:
+        on_terminal = sys.stderr.isatty() and not os.environ.get("CI")
+        self.enabled = total > 1 and (mode is True or (mode in ("auto", None) and on_terminal))
+        self.total, self.done = total, 0
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if self.enabled:
+            end = "\n" if self.done == self.total else ""
+            sys.stderr.write(f"\r\033[K[{self.done}/{self.total}] {label}{end}")
+            sys.stderr.flush()
+
+
+def _append_jsonl(path: Path, record: Mapping[str, Any]) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def run_points(
+    points: list[Point],
+    runs: int,
+    *,
+    project_dir: Path,
+    group_dir: Path,
+    group_id: str,
+    runs_root: Path | None = None,
+    resume: bool = False,
+    progress: Any = "auto",
+) -> list[Outcome]:
+    group_dir.mkdir(parents=True, exist_ok=True)
+    done_before = completed_points(runs_root or group_dir.parent) if resume else {}
+    bar = _Progress(len(points) * runs, progress)
+    outcomes: list[Outcome] = []
+    for point in points:
+        for repeat in range(runs):
+            pid = point_id(point, repeat)
+            label = f"{point.task} {point.agent_label} #{repeat + 1}"
+            if pid in done_before:
+                _append_jsonl(
+                    group_dir / "resumed.jsonl", {"pointId": pid, "runDir": str(done_before[pid])}
+                )
+                outcomes.append(Outcome(point, repeat, done_before[pid], True, resumed=True))
+                bar.step(f"{label} (resumed)")
+                continue
+            try:
+                result = run_task(
+                    point.env,
+                    point.task,
+                    point.agent,
+                    point.budget,
+                    project_dir=project_dir,
+                    runs_dir=group_dir,
+                    seed=point.seed + repeat,
+                    group_id=group_id,
+                    agent_label=point.agent_label,
+                    run_fields={"pointId": pid, "repeat": repeat},
+                )
+            except SiloError as exc:
+                _append_jsonl(
+                    group_dir / "infra-errors.jsonl",
+                    {
+                        "pointId": pid,
+                        "environment": point.env,
+                        "taskId": point.task,
+                        "agent": point.agent_label,
+                        "repeat": repeat,
+                        "error": exc.message,
+                    },
+                )
+                outcomes.append(Outcome(point, repeat, None, False, infra_error=exc.message))
+                bar.step(f"{label} ERROR")
+                continue
+            outcomes.append(Outcome(point, repeat, result.run_dir, result.passed))
+            bar.step(f"{label} {'PASS' if result.passed else 'FAIL'}")
+    return outcomes
