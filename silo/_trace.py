@@ -31,7 +31,8 @@ class TraceWriter:
 
     def __init__(self, path: Path | None) -> None:
         self.seq = 0
-        self._handle: IO[str] | None = open(path, "w", encoding="utf-8") if path else None
+        # Kept open for the whole rollout and closed by close(); a with-block cannot span it.
+        self._handle: IO[str] | None = open(path, "w", encoding="utf-8") if path else None  # noqa: SIM115
         self.lines: list[str] = []
 
     def _write(self, line: str) -> None:

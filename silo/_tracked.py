@@ -58,6 +58,9 @@ class NotTrackable(TypeError):
 
 class TrackedDict(dict[Any, Any]):
     __slots__ = ("_j", "_top", "_row")
+    _j: Journal
+    _top: Any
+    _row: Any
 
     def _t(self, key: Any, op: _Marker) -> None:
         self._j.touch(self._top, self._row, key, op)
@@ -113,6 +116,9 @@ class TrackedDict(dict[Any, Any]):
 
 class TrackedList(list[Any]):
     __slots__ = ("_j", "_top", "_row")
+    _j: Journal
+    _top: Any
+    _row: Any
 
     def _t(self, op: _Marker = SET) -> None:
         self._j.touch(self._top, self._row, None, op)

@@ -123,19 +123,19 @@ class _Journal:
             self.recs[top] = (
                 _Log(len(log), None) if appending else _Log(0, track(log, self, top, LIST))
             )
-        elif type(rec) is _Log and rec.pre is None and not appending:
+        elif isinstance(rec, _Log) and rec.pre is None and not appending:
             rec.pre = track(log[: rec.prefix], self, top, LIST)
 
     def _touch_top(self, key: Any) -> None:
         if self.root_keys is None:
             self.root_keys = list(self.root)
-        rec = self.recs.get(key)
-        if type(rec) is _Whole:
+        found = self.recs.get(key)
+        if type(found) is _Whole:
             return
-        if rec is None:
+        if found is None:
             pre = track_top(key, self.root[key], self) if key in self.root else ABSENT
         else:
-            pre = track_top(key, self.initial_value(key, rec), self)
+            pre = track_top(key, self.initial_value(key, found), self)
         self.recs[key] = _Whole(pre)
 
     def initial_value(self, top: Any, rec: _Rows | _Log | _Whole) -> Any:
@@ -169,8 +169,8 @@ class _Journal:
             return state
         state = {}
         for top in self.root_keys:
-            rec = self.recs.get(top)
-            value = self.root[top] if rec is None else self.initial_value(top, rec)
+            found = self.recs.get(top)
+            value = self.root[top] if found is None else self.initial_value(top, found)
             if value is not ABSENT:
                 state[top] = value
         return state
@@ -195,7 +195,7 @@ class _Journal:
                     items = [(k, dict.__getitem__(coll, k)) for k in rec.keys_before]
                     dict.clear(coll)
                     dict.update(coll, items)
-            else:
+            elif isinstance(rec, _Log):
                 log = dict.__getitem__(root, top)
                 if rec.pre is not None:
                     list.__setitem__(log, slice(None), rec.pre)
@@ -331,9 +331,7 @@ class World:
             journal.rollback()
         except Exception:
             return False
-        if journal.dirty:
-            return False
-        return True
+        return not journal.dirty
 
 
 class WorldPool:

@@ -102,9 +102,7 @@ def check_group_overrides(args: list[str], project: Path) -> None:
                 raise SiloError(
                     f"{group}_not_found",
                     f'unknown {group} "{value}"; available: {", ".join(known)}'
-                    + (
-                        " (or add conf/{0}/{1}.yaml)".format(group, value) if group != "env" else ""
-                    ),
+                    + (f" (or add conf/{group}/{value}.yaml)" if group != "env" else ""),
                 )
 
 
@@ -114,6 +112,7 @@ def _check_key(key: str) -> None:
     head, _, rest = key.partition(".")
     if head in ("hydra", "agent") or "/" in head:
         return  # Hydra checks these itself; agents take arbitrary keys
+    choices: tuple[str, ...]
     if head not in TOP_KEYS:
         wrong, choices = head, TOP_KEYS
     elif head == "budget" and rest and rest not in BUDGET_KEYS:

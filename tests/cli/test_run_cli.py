@@ -1,0 +1,145 @@
+"""silo-run end to end: the installed console script in a subprocess, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import script
+
+
+def silo_run(project: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [script("silo-run"), *args], cwd=project, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def _runs(project: Path) -> list[Path]:
+    return sorted((project / ".silo" / "runs").iterdir())
+
+
+def test_single_run_passes_and_reports(toy_project: Path) -> None:
+    proc = silo_run(toy_project, "env=toy", "task=TASK-001", "agent=solver")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "TASK-001  Toy task 1"
+    assert lines[1].startswith("PASS  reward 1.00  tool calls 2 (0 errors)  checks 3/3")
+    (run_dir,) = _runs(toy_project)
+    assert lines[-1] == f"run folder: .silo/runs/{run_dir.name}"
+    assert {p.name for p in run_dir.iterdir()} == {
+        "trace.jsonl",
+        "result.json",
+        "state-diff.json",
+        "run.json",
+    }
+    assert not (toy_project / "outputs").exists() and not (toy_project / ".hydra").exists()
+    assert proc.stderr == ""
+
+
+def test_failing_run_exits_one(toy_project: Path) -> None:
+    proc = silo_run(toy_project, "env=toy", "task=TASK-001", "agent=noop")
+    assert proc.returncode == 1
+    assert "FAIL" in proc.stdout and "x C-1 went up by 2" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["env=nope", "task=TASK-001"], 'unknown env "nope"; available:'),
+        (
+            ["env=toy", "task=TASK-404"],
+            'unknown task "TASK-404" in environment "toy"; known: TASK-001, TASK-002, TASK-003',
+        ),
+        (
+            ["env=toy", "task=TASK-001", "budget.max_tool_calls=-1"],
+            "budget.max_tool_calls must be a positive whole number, got -1",
+        ),
+        (
+            ["env=toy", "task=TASK-001", "budget.timeout_ms=abc"],
+            "budget.timeout_ms must be a positive whole number, got 'abc'",
+        ),
+        (
+            ["env=toy", "task=TASK-001", "agent=file", "agent.path=missing.py"],
+            "agent file missing.py does not exist",
+        ),
+        (["env=toy", "task=TASK-001", "agent=nobody"], 'unknown agent "nobody"'),
+        (
+            ["env=toy", "task=TASK-001", "budget.max_tool_call=3"],
+            'unknown key "budget.max_tool_call"; did you mean max_tool_calls?',
+        ),
+        (
+            ["env=toy"],
+            "missing task; add task=<id>, task=all or a glob (known: TASK-001, TASK-002, TASK-003)",
+        ),
+    ],
+)
+def test_user_mistakes_get_one_line(toy_project: Path, args: list[str], expected: str) -> None:
+    proc = silo_run(toy_project, *args)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert expected in proc.stderr
+    assert not (toy_project / ".silo" / "runs").exists() or not list(
+        (toy_project / ".silo" / "runs").glob("run_*")
+    )
+
+
+def test_multirun_grid_one_folder_each_and_nonzero_exit(toy_project: Path) -> None:
+    proc = silo_run(toy_project, "-m", "env=toy", "task=TASK-001,TASK-002", "agent=solver,noop")
+    assert proc.returncode == 1, proc.stderr
+    (sweep,) = _runs(toy_project)
+    assert sweep.name.startswith("sweep_")
+    run_dirs = [p for p in sweep.iterdir() if p.is_dir()]
+    assert len(run_dirs) == 4
+    summary = json.loads((sweep / "summary.json").read_text())
+    assert summary["rollouts"] == 4 and summary["passed"] == 1
+    assert len({json.loads((d / "run.json").read_text())["groupId"] for d in run_dirs}) == 1
+    assert "1/4 rollouts passed" in proc.stdout
+
+
+def test_repeats_report_pass_hat_k_and_fail_on_error_off(toy_project: Path) -> None:
+    proc = silo_run(toy_project, "env=toy", "task=TASK-00?", "runs=3", "fail_on_error=false")
+    assert proc.returncode == 0, proc.stderr
+    (group,) = _runs(toy_project)
+    summary = json.loads((group / "summary.json").read_text())
+    rows = {r["task"]: r for r in summary["rows"]}
+    assert rows["TASK-001"]["passHatK"] == {"1": 1.0, "2": 1.0, "3": 1.0}
+    assert rows["TASK-002"]["passes"] == 0 and len(rows) == 3
+    assert summary["agents"][0]["passHatK"] == {"1": 0.3333, "2": 0.3333, "3": 0.3333}
+
+
+def test_hanging_agent_file_times_out_and_the_command_returns(toy_project: Path) -> None:
+    (toy_project / "stuck.py").write_text("import time\n\ndef agent(inp):\n    time.sleep(3600)\n")
+    started = time.monotonic()
+    proc = silo_run(
+        toy_project,
+        "env=toy",
+        "task=TASK-001",
+        "agent=file",
+        "agent.path=stuck.py",
+        "budget.timeout_ms=300",
+        timeout=30,
+    )
+    assert time.monotonic() - started < 10
+    assert proc.returncode == 1
+    assert "ended early: timeout" in proc.stdout
+    (run_dir,) = _runs(toy_project)
+    assert (run_dir / "result.json").is_file()
+
+
+def test_project_conf_overrides_and_extends_packaged_options(toy_project: Path) -> None:
+    conf = toy_project / "conf" / "agent"
+    conf.mkdir(parents=True)
+    (toy_project / "mine.py").write_text("def agent(inp):\n    return 'mine'\n")
+    (conf / "mine.yaml").write_text("path: mine.py\n")
+    (conf / "noop.yaml").write_text("path: mine.py\n")  # the project's noop wins
+    for choice in ("mine", "noop"):
+        proc = silo_run(toy_project, "env=toy", "task=TASK-001", f"agent={choice}")
+        assert proc.returncode == 1, proc.stderr
+    outputs = [
+        json.loads((d / "result.json").read_text())["agentOutput"] for d in _runs(toy_project)
+    ]
+    assert outputs == ["mine", "mine"]
