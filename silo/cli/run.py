@@ -50,5 +50,9 @@ def main() -> None:
         sys.exit(2)
     _PROJECT[:] = [project]
     STATUS.clear()
-    _app()
+    try:
+        _app()
+    except ValueError as exc:  # Hydra's own argument checks (e.g. -m with --cfg)
+        sys.stderr.write(f"silo-run: {exc}\n")
+        sys.exit(2)
     sys.exit(max(STATUS, default=0))
