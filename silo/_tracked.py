@@ -26,7 +26,8 @@ __all__ = [
     "TrackedDict",
     "TrackedList",
     "track",
-    "untracked_copy",
+    "track_root",
+    "track_top",
 ]
 
 
@@ -184,14 +185,20 @@ class TrackedList(list[Any]):
 _SCALARS = (str, int, float, bool, type(None))
 
 
+def _tracked_dict(items: Any, journal: Journal, top: Any, row: Any) -> TrackedDict:
+    out = TrackedDict()
+    out._j, out._top, out._row = journal, top, row
+    dict.update(out, items)
+    return out
+
+
 def track(value: Any, journal: Journal, top: Any, row: Any) -> Any:
     """A tracked deep copy of ``value`` whose containers all belong to slot ``(top, row)``."""
     cls = type(value)
     if cls is dict or cls is TrackedDict:
-        out = TrackedDict()
-        out._j, out._top, out._row = journal, top, row
-        dict.update(out, {k: track(v, journal, top, row) for k, v in value.items()})
-        return out
+        return _tracked_dict(
+            {k: track(v, journal, top, row) for k, v in value.items()}, journal, top, row
+        )
     if cls is list or cls is TrackedList:
         lst = TrackedList()
         lst._j, lst._top, lst._row = journal, top, row
@@ -204,30 +211,13 @@ def track(value: Any, journal: Journal, top: Any, row: Any) -> Any:
 
 def track_root(state: dict[str, Any], journal: Journal) -> TrackedDict:
     """Track a whole world: top-level dicts become collections, top-level lists logs."""
-    root = TrackedDict()
-    root._j, root._top, root._row = journal, ROOT, None
-    for key, value in state.items():
-        dict.__setitem__(root, key, track_top(key, value, journal))
-    return root
+    items = {key: track_top(key, value, journal) for key, value in state.items()}
+    return _tracked_dict(items, journal, ROOT, None)
 
 
 def track_top(key: Any, value: Any, journal: Journal) -> Any:
     """A tracked copy of one top-level value, with its rows in their own slots."""
-    cls = type(value)
-    if cls is dict or cls is TrackedDict:
-        coll = TrackedDict()
-        coll._j, coll._top, coll._row = journal, key, COLL
-        dict.update(coll, {k: track(v, journal, key, k) for k, v in value.items()})
-        return coll
-    if cls is list or cls is TrackedList:
-        return track(value, journal, key, LIST)
-    return track(value, journal, key, None)
-
-
-def untracked_copy(value: Any) -> Any:
-    """A plain deep copy (dicts and lists only), used for snapshots handed to verifiers."""
-    if isinstance(value, dict):
-        return {k: untracked_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [untracked_copy(v) for v in value]
-    return value
+    if type(value) is dict or type(value) is TrackedDict:
+        rows = {k: track(v, journal, key, k) for k, v in value.items()}
+        return _tracked_dict(rows, journal, key, COLL)
+    return track(value, journal, key, LIST if isinstance(value, list) else None)

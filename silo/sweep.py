@@ -22,9 +22,17 @@ from typing import Any
 
 from silo._jsonio import canonical
 from silo.errors import SiloError
-from silo.rollout import Budget, run_task
+from silo.rollout import Budget, RolloutResult, run_task
 
-__all__ = ["Outcome", "Point", "completed_points", "expand_tasks", "point_id", "run_points"]
+__all__ = [
+    "Outcome",
+    "Point",
+    "completed_points",
+    "expand_tasks",
+    "point_id",
+    "run_point",
+    "run_points",
+]
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,30 @@ def _append_jsonl(path: Path, record: Mapping[str, Any]) -> None:
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
+def run_point(
+    point: Point,
+    repeat: int = 0,
+    *,
+    project_dir: Path,
+    runs_dir: Path,
+    group_id: str | None = None,
+) -> RolloutResult:
+    """Run repeat ``repeat`` of ``point`` (seed ``point.seed + repeat``)."""
+    fields = {"pointId": point_id(point, repeat), "repeat": repeat} if group_id else None
+    return run_task(
+        point.env,
+        point.task,
+        point.agent,
+        point.budget,
+        project_dir=project_dir,
+        runs_dir=runs_dir,
+        seed=point.seed + repeat,
+        group_id=group_id,
+        agent_label=point.agent_label,
+        run_fields=fields,
+    )
+
+
 def run_points(
     points: list[Point],
     runs: int,
@@ -139,17 +171,8 @@ def run_points(
                 bar.step(f"{label} (resumed)")
                 continue
             try:
-                result = run_task(
-                    point.env,
-                    point.task,
-                    point.agent,
-                    point.budget,
-                    project_dir=project_dir,
-                    runs_dir=group_dir,
-                    seed=point.seed + repeat,
-                    group_id=group_id,
-                    agent_label=point.agent_label,
-                    run_fields={"pointId": pid, "repeat": repeat},
+                result = run_point(
+                    point, repeat, project_dir=project_dir, runs_dir=group_dir, group_id=group_id
                 )
             except SiloError as exc:
                 _append_jsonl(

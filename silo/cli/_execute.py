@@ -54,23 +54,13 @@ def execute(cfg: Any, project: Path) -> int:
 
 
 def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
-    from silo.rollout import run_task
-    from silo.sweep import run_points
+    from silo.sweep import run_point, run_points
 
     single = group_dir is None and plan.runs == 1 and len(plan.points) == 1 and not plan.resume
     if single:
         point = plan.points[0]
         try:
-            result = run_task(
-                point.env,
-                point.task,
-                point.agent,
-                point.budget,
-                project_dir=project,
-                runs_dir=plan.runs_dir,
-                seed=point.seed,
-                agent_label=point.agent_label,
-            )
+            result = run_point(point, project_dir=project, runs_dir=plan.runs_dir)
         except SiloError as exc:
             _say(exc.message)
             return 2
