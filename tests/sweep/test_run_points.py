@@ -82,3 +82,13 @@ def test_expand_tasks() -> None:
     assert expand_tasks("TASK-002", known) == ["TASK-002"]
     with pytest.raises(SiloError, match='no task matches "X\\*"'):
         expand_tasks("X*", known)
+
+
+def test_progress_is_quiet_unless_asked(toy_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs_root = toy_project / ".silo" / "runs"
+    run_points([_point()], 2, project_dir=toy_project, group_dir=runs_root / "q", group_id="q")
+    assert capsys.readouterr().err == ""  # not a terminal
+    run_points([_point()], 2, project_dir=toy_project, group_dir=runs_root / "p", group_id="p",
+               progress=True)
+    err = capsys.readouterr().err
+    assert "[1/2] TASK-001 solver #1 PASS" in err and err.endswith("[2/2] TASK-001 solver #2 PASS\n")
