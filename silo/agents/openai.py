@@ -1,19 +1,21 @@
 """An agent backed by any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, …).
 
 Contract: ``OpenAIAgent(model, ...)`` is a callable agent. Each turn it sends the conversation and
-the environment's tools (as function tools whose parameters are the tools' input schemas) to
+the environment's tools (function tools whose parameters are the tools' input schemas) to
 ``POST {base_url}/chat/completions`` through the official ``openai`` SDK. Every tool call goes
-through ``call_tool`` and its result, errors included, returns to the model as a tool message
-holding JSON; arguments that are not a JSON object are explained back to the model without a
-call. The first turn without tool calls ends the run and its text is the output.
+through ``call_tool`` (unknown tools and invalid input are answered by the engine) and its result,
+errors included, returns to the model as a tool message holding JSON; arguments that are not
+valid JSON are explained back to the model without a call. The first turn without tool calls
+ends the run, and its text is the output.
 
 The API key is read from the environment variable named by ``api_key_env`` and never appears in
 the trace or in errors; a missing key is allowed only for a local ``base_url`` (localhost). HTTP
 429 and 5xx answers (and request timeouts) are retried with seeded, jittered exponential backoff
-while the run's deadline and signal allow; any other failure raises :class:`AgentError` with a
-one-line reason. Each completion emits a ``model_step`` event (turn, request summary, response,
-usage, latency). :class:`RunLimitError` from ``call_tool`` propagates; when the run's signal or
-deadline ends the run between turns, the agent raises it too, so the engine records the reason.
+(a ``model_retry`` event each) while the run's deadline and signal allow; any other failure
+raises :class:`AgentError` with a one-line reason. Each completion emits a ``model_step`` event
+(turn, request summary, response, usage, latency). :class:`RunLimitError` from ``call_tool``
+propagates; when the signal or deadline ends the run between turns or during a backoff, the
+agent raises it too, so the engine records the reason.
 """
 
 from __future__ import annotations
@@ -76,8 +78,6 @@ class OpenAIAgent:
     def _where(self) -> str:
         return self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
 
-    # -- the loop ------------------------------------------------------------------------------
-
     def __call__(self, inp: AgentInput) -> dict[str, Any]:
         if not self.model:
             raise AgentError("set agent.model=<model name> (e.g. agent.model=gpt-4.1-mini)")
@@ -93,41 +93,10 @@ class OpenAIAgent:
         client = openai.OpenAI(
             api_key=key, base_url=self.base_url, max_retries=0, timeout=self.request_timeout_s
         )
-        rng = random.Random(inp.seed if self.seed is None else self.seed)
-        tools = [
-            {
-                "type": "function",
-                "function": {
-                    "name": spec["name"],
-                    "description": spec.get("description", ""),
-                    "parameters": spec.get("inputSchema") or {"type": "object"},
-                },
-            }
-            for spec in inp.tools
-        ]
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": self.system_prompt or DEFAULT_SYSTEM_PROMPT},
-            {"role": "user", "content": inp.task},
-        ]
         try:
-            for turn in range(1, self.max_turns + 1):
-                _stop_if_ended(inp)
-                message = self._step(client, inp, rng, key, turn, messages, tools)
-                calls = list(message.tool_calls or [])
-                if not calls:
-                    return {"output": message.content or ""}
-                messages.append(_assistant_message(message.content, calls, turn))
-                for call, entry in zip(calls, messages[-1]["tool_calls"], strict=True):
-                    content = _run_tool_call(inp, call)
-                    messages.append(
-                        {"role": "tool", "tool_call_id": entry["id"], "content": content}
-                    )
+            return _Conversation(self, client, inp, key).run()
         finally:
             client.close()
-        raise AgentError(
-            f"the model reached max_turns={self.max_turns} without a final answer; "
-            "raise agent.max_turns"
-        )
 
     def _api_key(self) -> str:
         key = os.environ.get(self.api_key_env, "").strip()
@@ -139,102 +108,6 @@ class OpenAIAgent:
             f"no API key: set the {self.api_key_env} environment variable (agent.api_key_env "
             "names it), or point agent.base_url at a local server"
         )
-
-    def _step(
-        self,
-        client: Any,
-        inp: AgentInput,
-        rng: random.Random,
-        key: str,
-        turn: int,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-    ) -> Any:
-        """One completion (with retries); emits ``model_step`` and returns the assistant message."""
-        options: dict[str, Any] = {"model": self.model, "messages": messages}
-        if tools:
-            options["tools"] = tools
-        if self.temperature is not None:
-            options["temperature"] = self.temperature
-        if self.seed is not None:
-            options["seed"] = self.seed
-        started = time.monotonic()
-        completion, attempts = self._complete(client, inp, rng, key, options)
-        latency_ms = round((time.monotonic() - started) * 1000, 3)
-        if not completion.choices:
-            raise AgentError(
-                f"the model endpoint at {self._where} returned no choices; "
-                "check that agent.model is a chat model"
-            )
-        choice = completion.choices[0]
-        message = choice.message
-        usage = completion.usage
-        inp.emit(
-            "model_step",
-            {
-                "turn": turn,
-                "request": {"model": self.model, "messages": len(messages), "tools": len(tools)},
-                "response": {
-                    "text": message.content,
-                    "toolCalls": [
-                        {"name": _call_name(c), "arguments": _call_arguments(c)}
-                        for c in message.tool_calls or []
-                    ],
-                    "finishReason": choice.finish_reason,
-                },
-                "usage": {
-                    "promptTokens": getattr(usage, "prompt_tokens", 0) or 0,
-                    "completionTokens": getattr(usage, "completion_tokens", 0) or 0,
-                    "totalTokens": getattr(usage, "total_tokens", 0) or 0,
-                },
-                "latencyMs": latency_ms,
-                "attempts": attempts,
-            },
-        )
-        return message
-
-    def _complete(
-        self, client: Any, inp: AgentInput, rng: random.Random, key: str, options: dict[str, Any]
-    ) -> tuple[Any, int]:
-        import openai
-
-        attempt = 0
-        while True:
-            attempt += 1
-            _stop_if_ended(inp)
-            remaining = inp.deadline - time.monotonic()
-            timeout = min(self.request_timeout_s, max(remaining, 0.001))
-            retry_after: float | None = None
-            try:
-                return client.chat.completions.create(**options, timeout=timeout), attempt
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                detail = _one_line(getattr(exc, "message", "") or str(exc), key)
-                if status != 429 and status < 500:
-                    raise AgentError(self._describe_status(status, detail)) from None
-                problem = f"HTTP {status}: {detail}"
-                retry_after = _retry_after(exc.response.headers)
-            except openai.APITimeoutError:
-                problem = f"no answer within {timeout:.1f}s"
-            except openai.APIConnectionError as exc:
-                cause = _one_line(str(exc.__cause__ or exc), key)
-                raise AgentError(
-                    f"cannot connect to the model endpoint at {self._where} ({cause}); start the "
-                    "server or fix agent.base_url"
-                ) from None
-            except openai.OpenAIError as exc:
-                raise AgentError(
-                    f"the model endpoint at {self._where} failed: {_one_line(str(exc), key)}"
-                ) from None
-            if attempt > self.max_retries:
-                raise AgentError(
-                    f"the model endpoint at {self._where} kept failing ({problem}) after {attempt} "
-                    "attempts; retry later or raise agent.max_retries"
-                )
-            backoff = min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * 2 ** (attempt - 1))
-            delay = max(backoff * (0.5 + rng.random() / 2), retry_after or 0.0)
-            delay = min(delay, max(inp.deadline - time.monotonic(), 0.0))
-            inp.signal.wait(delay)
 
     def _describe_status(self, status: int, detail: str) -> str:
         where = f"the model endpoint at {self._where}"
@@ -253,6 +126,157 @@ class OpenAIAgent:
         )
 
 
+class _Conversation:
+    """One run of the agent: the messages so far, the client, the backoff's random source."""
+
+    def __init__(self, agent: OpenAIAgent, client: Any, inp: AgentInput, key: str) -> None:
+        self.agent, self.client, self.inp, self.key = agent, client, inp, key
+        self.rng = random.Random(inp.seed if agent.seed is None else agent.seed)
+        self.messages: list[dict[str, Any]] = [
+            {"role": "system", "content": agent.system_prompt or DEFAULT_SYSTEM_PROMPT},
+            {"role": "user", "content": inp.task},
+        ]
+        self.options: dict[str, Any] = {"model": agent.model, "messages": self.messages}
+        if inp.tools:
+            self.options["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": spec["name"],
+                        "description": spec.get("description", ""),
+                        "parameters": spec.get("inputSchema") or {"type": "object"},
+                    },
+                }
+                for spec in inp.tools
+            ]
+        if agent.temperature is not None:
+            self.options["temperature"] = agent.temperature
+        if agent.seed is not None:
+            self.options["seed"] = agent.seed
+
+    def run(self) -> dict[str, Any]:
+        for turn in range(1, self.agent.max_turns + 1):
+            _stop_if_ended(self.inp)
+            message = self.step(turn)
+            calls = [
+                (c.id or f"call_{turn}_{i}", *_function(c))
+                for i, c in enumerate(message.tool_calls or [])
+            ]
+            if not calls:
+                return {"output": message.content or ""}
+            self.messages.append(
+                {
+                    "role": "assistant",
+                    "content": message.content,
+                    "tool_calls": [
+                        {
+                            "id": cid,
+                            "type": "function",
+                            "function": {"name": name, "arguments": args},
+                        }
+                        for cid, name, args in calls
+                    ],
+                }
+            )
+            for call_id, name, arguments in calls:
+                content = _run_tool_call(self.inp, name, arguments)
+                self.messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
+        raise AgentError(
+            f"the model reached max_turns={self.agent.max_turns} without a final answer; "
+            "raise agent.max_turns"
+        )
+
+    def step(self, turn: int) -> Any:
+        """One completion (with retries); emits ``model_step``, returns the assistant message."""
+        started = time.monotonic()
+        completion, attempts = self.complete()
+        latency_ms = round((time.monotonic() - started) * 1000, 3)
+        if not completion.choices:
+            raise AgentError(
+                f"the model endpoint at {self.agent._where} returned no choices; "
+                "check that agent.model is a chat model"
+            )
+        choice = completion.choices[0]
+        message = choice.message
+        usage = completion.usage
+        self.inp.emit(
+            "model_step",
+            {
+                "turn": turn,
+                "request": {
+                    "model": self.agent.model,
+                    "messages": len(self.messages),
+                    "tools": len(self.options.get("tools", [])),
+                },
+                "response": {
+                    "text": message.content,
+                    "toolCalls": [
+                        dict(zip(("name", "arguments"), _function(c), strict=True))
+                        for c in message.tool_calls or []
+                    ],
+                    "finishReason": choice.finish_reason,
+                },
+                "usage": {
+                    name: getattr(usage, field, 0) or 0
+                    for name, field in (
+                        ("promptTokens", "prompt_tokens"),
+                        ("completionTokens", "completion_tokens"),
+                        ("totalTokens", "total_tokens"),
+                    )
+                },
+                "latencyMs": latency_ms,
+                "attempts": attempts,
+            },
+        )
+        return message
+
+    def complete(self) -> tuple[Any, int]:
+        import openai
+
+        agent, inp = self.agent, self.inp
+        retries = max(agent.max_retries, 0)
+        problem = "no attempt"
+        for attempt in range(1, retries + 2):
+            _stop_if_ended(inp)
+            timeout = min(agent.request_timeout_s, max(inp.deadline - time.monotonic(), 0.001))
+            retry_after: float | None = None
+            try:
+                return self.client.chat.completions.create(**self.options, timeout=timeout), attempt
+            except openai.APIStatusError as exc:
+                detail = _one_line(getattr(exc, "message", "") or str(exc), self.key)
+                if exc.status_code != 429 and exc.status_code < 500:
+                    raise AgentError(agent._describe_status(exc.status_code, detail)) from None
+                problem = f"HTTP {exc.status_code}: {detail}"
+                retry_after = _retry_after(exc.response.headers)
+            except openai.APITimeoutError:
+                problem = f"no answer within {timeout:.1f}s"
+            except openai.APIConnectionError as exc:
+                cause = _one_line(str(exc.__cause__ or exc), self.key)
+                raise AgentError(
+                    f"cannot connect to the model endpoint at {agent._where} ({cause}); start the "
+                    "server or fix agent.base_url"
+                ) from None
+            except openai.OpenAIError as exc:
+                raise AgentError(
+                    f"the model endpoint at {agent._where} failed: {_one_line(str(exc), self.key)}"
+                ) from None
+            _stop_if_ended(inp)  # a failure at the deadline is a timeout, not a failing endpoint
+            if attempt > retries:
+                break
+            backoff = min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * 2 ** (attempt - 1))
+            delay = max(backoff * (0.5 + self.rng.random() / 2), retry_after or 0.0)
+            delay = min(delay, max(inp.deadline - time.monotonic(), 0.0))
+            inp.emit(
+                "model_retry",
+                {"attempt": attempt, "problem": problem, "delayMs": round(delay * 1000)},
+            )
+            inp.signal.wait(delay)
+        raise AgentError(
+            f"the model endpoint at {agent._where} kept failing ({problem}) after "
+            f"{retries + 1} attempts; retry later or raise agent.max_retries"
+        )
+
+
 # -- helpers -----------------------------------------------------------------------------------
 
 
@@ -264,71 +288,26 @@ def _stop_if_ended(inp: AgentInput) -> None:
         raise RunLimitError("timeout", "the run's time budget ran out")
 
 
-def _run_tool_call(inp: AgentInput, call: Any) -> str:
-    """Execute one tool call (unless its arguments are unusable); the tool message's content."""
-    name = _call_name(call)
-    if name is None:
-        return _dumps(
-            {
-                "error": {
-                    "code": "unsupported_tool_call",
-                    "message": "only function tool calls are supported; call a listed function",
-                }
-            }
-        )
-    text = _call_arguments(call) or "{}"
+def _function(call: Any) -> tuple[str, str]:
+    """Name and raw arguments of a tool call (empty for a non-function call)."""
+    function = getattr(call, "function", None)
+    return getattr(function, "name", None) or "", getattr(function, "arguments", None) or ""
+
+
+def _run_tool_call(inp: AgentInput, name: str, arguments: str) -> str:
+    """Run one tool call unless its arguments are not JSON; the tool message's content."""
     try:
-        arguments = json.loads(text)
+        data = json.loads(arguments or "{}")
     except json.JSONDecodeError as exc:
-        return _dumps(
-            {
-                "error": {
-                    "code": "invalid_json",
-                    "message": f"the arguments are not valid JSON ({exc.msg} at line "
-                    f"{exc.lineno}, column {exc.colno}); the tool was not called; "
-                    "send the arguments again as one JSON object",
-                }
-            }
+        message = (
+            f"the arguments are not valid JSON ({exc.msg} at line {exc.lineno}, column "
+            f"{exc.colno}); the tool was not called; send the arguments again as one JSON object"
         )
-    if not isinstance(arguments, dict):
-        return _dumps(
-            {
-                "error": {
-                    "code": "invalid_input",
-                    "message": f"the arguments must be a JSON object, not "
-                    f"{type(arguments).__name__}; the tool was not called",
-                }
-            }
-        )
-    result = inp.call_tool(name, arguments)
-    if result.get("isError"):
-        return _dumps({"error": result.get("output")})
-    return _dumps(result.get("output"))
-
-
-def _assistant_message(content: str | None, calls: list[Any], turn: int) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": content,
-        "tool_calls": [
-            {
-                "id": getattr(call, "id", None) or f"call_{turn}_{index}",
-                "type": "function",
-                "function": {"name": _call_name(call) or "", "arguments": _call_arguments(call)},
-            }
-            for index, call in enumerate(calls)
-        ],
-    }
-
-
-def _call_name(call: Any) -> str | None:
-    function = getattr(call, "function", None)
-    return getattr(function, "name", None) if function is not None else None
-
-
-def _call_arguments(call: Any) -> str:
-    function = getattr(call, "function", None)
-    return (getattr(function, "arguments", None) or "") if function is not None else ""
+        return _dumps({"error": {"code": "invalid_json", "message": message}})
+    result = inp.call_tool(name, data)  # the engine answers unknown tools and invalid input
+    return _dumps(
+        {"error": result.get("output")} if result.get("isError") else result.get("output")
+    )
 
 
 def _dumps(value: Any) -> str:

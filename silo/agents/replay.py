@@ -102,7 +102,13 @@ class ReplayAgent:
         recorded = read_trace(Path(self.trace).expanduser())
         for call in recorded.calls:
             result = inp.call_tool(call["tool"], call["input"])
-            _check_same(inp, call, recorded.results.get(call.get("callId")), result)
+            expected = recorded.results.get(call.get("callId"))
+            if expected is not None:
+                before = {
+                    "output": expected.get("output"),
+                    "isError": bool(expected.get("isError")),
+                }
+                _report_divergence(inp, call, before, result)
         reason, error = recorded.termination_reason, recorded.error
         if reason == "agent_error":
             raise AgentError(error or "the recorded agent failed")
@@ -112,21 +118,16 @@ class ReplayAgent:
                 result = inp.call_tool(last["tool"], last["input"])
             except RunLimitError:
                 return {"output": recorded.output}
-            _check_same(inp, {**last, "callId": None}, {"refused": True}, result)
+            _report_divergence(inp, {**last, "callId": None}, {"refused": True}, result)
         elif reason in ("max_tool_calls", "timeout") and error is not None:
             raise RunLimitError(reason, error)
         return {"output": recorded.output}
 
 
-def _check_same(
-    inp: AgentInput, call: dict[str, Any], recorded: dict[str, Any] | None, result: Any
+def _report_divergence(
+    inp: AgentInput, call: dict[str, Any], before: dict[str, Any], result: Any
 ) -> None:
     """Emit ``replay_divergence`` when a replayed call's result differs from the recording."""
-    if recorded is None:
-        return
-    before = {"output": recorded.get("output"), "isError": bool(recorded.get("isError"))}
-    if "refused" in recorded:
-        before = {"refused": True}
     after = {"output": result.get("output"), "isError": bool(result.get("isError"))}
     if canonical(before) != canonical(after):
         inp.emit(

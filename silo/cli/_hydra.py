@@ -40,12 +40,13 @@ def _yaml_names(folder: Path) -> set[str]:
     return {p.stem for p in folder.glob("*.yaml")} if folder.is_dir() else set()
 
 
-def group_options(group: str, project: Path) -> list[str]:
+def group_options(group: str, project: Path, *, with_folders: bool = True) -> list[str]:
+    """Options of a config group: project and packaged YAML files (+ env folders)."""
     names = _yaml_names(project / "conf" / group)
     packaged = resources.files("silo.conf").joinpath(group)
     if packaged.is_dir():
         names |= {Path(p.name).stem for p in packaged.iterdir() if p.name.endswith(".yaml")}
-    if group == "env":
+    if group == "env" and with_folders:
         names |= set(list_environments(project))
     return sorted(names)
 
@@ -64,7 +65,7 @@ def prepare(project: Path | None = None) -> Path:
         "silo_group_id", lambda: new_run_id("sweep"), replace=True, use_cache=True
     )
     store = ConfigStore.instance()
-    declared = _yaml_names(project / "conf" / "env")
+    declared = set(group_options("env", project, with_folders=False))
     for name in list_environments(project):
         if name not in declared:
             store.store(group="env", name=name, node={"name": name})

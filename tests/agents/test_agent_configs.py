@@ -1,0 +1,69 @@
+"""The Hydra configs of the ready-made agents: they build, and a missing setting is one line."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_helpers import BIN, ROOT
+from omegaconf import OmegaConf
+
+from silo.agents import resolve_agent
+from silo.agents.openai import OpenAIAgent
+from silo.agents.random import RandomAgent
+from silo.agents.replay import ReplayAgent
+
+
+def build(name: str, seed: int = 7) -> Any:
+    node = OmegaConf.create(
+        {"seed": seed, "agent": OmegaConf.load(ROOT / "conf" / "agent" / f"{name}.yaml")}
+    )
+    config = OmegaConf.to_container(node, resolve=True)
+    assert isinstance(config, dict)
+    return resolve_agent(config["agent"], None, ROOT)
+
+
+def test_openai_config_defaults() -> None:
+    resolved = build("openai")
+    agent = resolved.fn
+    assert isinstance(agent, OpenAIAgent) and resolved.deterministic is False
+    assert (agent.model, agent.base_url, agent.api_key_env) == (None, None, "OPENAI_API_KEY")
+    assert (agent.temperature, agent.seed, agent.max_turns, agent.system_prompt) == (
+        0.0,
+        None,
+        30,
+        None,
+    )
+
+
+def test_random_config_follows_the_run_seed() -> None:
+    resolved = build("random", seed=42)
+    assert isinstance(resolved.fn, RandomAgent) and resolved.deterministic is True
+    assert (resolved.fn.seed, resolved.fn.calls) == (None, 20)  # None: the run's seed (+ repeat)
+
+
+def test_replay_config() -> None:
+    resolved = build("replay")
+    assert isinstance(resolved.fn, ReplayAgent) and resolved.deterministic is True
+    assert resolved.fn.trace is None
+
+
+@pytest.mark.parametrize(
+    ("agent", "expected"),
+    [("openai", "error: set agent.model=<model name>"), ("replay", "error: set agent.trace=<path")],
+)
+def test_missing_setting_on_the_command_line_is_one_line(
+    toy_project: Path, agent: str, expected: str
+) -> None:
+    done = subprocess.run(
+        [str(BIN / "silo-run"), "env=toy", "task=TASK-001", f"agent={agent}"],
+        cwd=toy_project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert expected in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
