@@ -1,0 +1,87 @@
+"""Grading helpers the CRM verifiers share.
+
+Contract: pure functions over read-only world snapshots (any ``Mapping``) and the agent's final
+text. :func:`plain` turns a snapshot into plain JSON values so two worlds can be compared;
+:func:`numbers_in` reads every number out of an answer the way a person writes money and
+percentages (``$507,500``, ``36.0%``); :func:`world_unchanged` is the optional collateral check
+of report tasks; :func:`task_entities` reads the facts a task file states for its verifier.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from silo import Check, VerifierContext, optional
+
+__all__ = [
+    "TOLERANCE",
+    "mentions",
+    "numbers_in",
+    "plain",
+    "states_number",
+    "task_entities",
+    "world_unchanged",
+]
+
+TOLERANCE = 0.01
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def plain(value: Any) -> Any:
+    """A deep copy of ``value`` made of dicts, lists and scalars only."""
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (str, bytes)) or value is None:
+        return value
+    if isinstance(value, (bool, int, float)):
+        return value
+    try:
+        return [plain(item) for item in value]
+    except TypeError:
+        return value
+
+
+def canonical(value: Any) -> str:
+    """Stable JSON text of a snapshot, for equality checks."""
+    return json.dumps(plain(value), sort_keys=True, default=str)
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every number in ``text`` after dropping ``$`` signs and thousands separators."""
+    cleaned = text.replace("$", "").replace(",", "")
+    return [float(match) for match in _NUMBER.findall(cleaned)]
+
+
+def states_number(text: str, expected: float, tolerance: float = TOLERANCE) -> bool:
+    """Whether any number in ``text`` is within ``tolerance`` of ``expected``."""
+    return any(abs(number - expected) <= tolerance for number in numbers_in(text))
+
+
+def last_number_is(text: str, expected: float, tolerance: float = TOLERANCE) -> bool:
+    """Whether the final number in ``text`` is ``expected`` (the answer is not buried)."""
+    numbers = numbers_in(text)
+    return bool(numbers) and abs(numbers[-1] - expected) <= tolerance
+
+
+def mentions(text: str, phrase: str) -> bool:
+    """Case-insensitive containment of ``phrase`` in ``text``."""
+    return phrase.casefold() in text.casefold()
+
+
+def world_unchanged(final: Mapping[str, Any], initial: Mapping[str, Any]) -> Check:
+    """Optional: a question was answered without changing anything in the CRM."""
+    same = canonical(final) == canonical(initial)
+    return optional(
+        "The CRM was left exactly as it was",
+        same,
+        "no record changed" if same else "some record differs from the starting world",
+    )
+
+
+def task_entities(context: VerifierContext) -> Mapping[str, Any]:
+    """The ``entities`` object of the task being graded (empty when the file has none)."""
+    entities = context.task.entities
+    return entities if isinstance(entities, Mapping) else {}
