@@ -1,0 +1,230 @@
+"""``silo-baseline``: record and check the goldens of deterministic agents.
+
+Contract: ``silo-baseline record|check [key=value ...]``. The words are the Hydra overrides of
+``silo-run`` (``env=crm agent=solver task=TASK-002``), composed with Hydra's Compose API once per
+selected entry. With no ``env=``/``agent=`` the selection is every entry of
+``baselines/silo-baselines.yaml``; ``env=``/``agent=`` (comma lists allowed) narrow it, and a
+pair no entry lists is run as given. With no ``task=`` every task of the entry runs (its
+``tasks:`` or ``all``). Goldens live under ``<project>/baselines/<env>/<agent>/``.
+
+``record`` prints ``created``/``changed``/``same`` per task and exits 0 (2 on a usage, config or
+rollout error). ``check`` prints ``ok``/``DRIFT`` (with the changed fields)/``MISSING``/``STALE``
+and exits 0 when clean, 1 on any DRIFT, MISSING or STALE, 2 on a usage, config or rollout error.
+Both end with one line of counts. Mistakes get one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from silo.errors import SiloError
+
+if TYPE_CHECKING:
+    from silo.baseline import Entry, Outcome, Target
+
+__all__ = ["main", "run"]
+
+PROG = "silo-baseline"
+_SELECTORS = ("env", "agent", "task")
+_CHECK_ORDER = ("ok", "DRIFT", "MISSING", "STALE", "ERROR")
+_RECORD_ORDER = ("created", "changed", "same", "STALE", "ERROR")
+_EPILOG = """\
+examples:
+  silo-baseline record                      every entry of baselines/silo-baselines.yaml
+  silo-baseline check env=crm agent=solver  one entry, every task
+  silo-baseline record env=crm agent=solver task=TASK-002
+  silo-baseline check agent=replay agent.trace=.silo/runs/<run>/trace.jsonl task=TASK-002
+
+exit status: 0 clean; 1 (check) a DRIFT, MISSING or STALE golden; 2 a usage or config error.
+See docs/baselines.md.
+"""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One composed entry: the engine's target and the overrides that select it again."""
+
+    target: Target
+    words: tuple[str, ...]  # overrides that select this entry again (for the MISSING hint)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Record and check golden result.json / state-diff.json files of "
+        "deterministic agents (an exact regression oracle).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "command",
+        choices=("record", "check"),
+        help="record: run and write the goldens; check: rerun and compare byte for byte",
+    )
+    parser.add_argument(
+        "overrides", nargs="*", metavar="key=value", help="Hydra overrides, as for silo-run"
+    )
+    return parser
+
+
+def _split(words: Sequence[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """The env/agent/task choices (comma lists split) and the other overrides, unchanged."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(list(words)) if words else []
+    chosen: dict[str, list[str]] = {}
+    rest = []
+    for word, override in zip(words, parsed, strict=True):
+        key = override.key_or_group
+        if key not in _SELECTORS or override.package or override.is_delete():
+            rest.append(word)
+        elif override.is_sweep_override():
+            chosen[key] = list(override.sweep_string_iterator())
+        else:
+            value = override.value()
+            items = value if isinstance(value, list) else str(value).split(",")
+            chosen[key] = [str(v).strip() for v in items]
+    return chosen, rest
+
+
+def _compose(overrides: list[str]) -> tuple[dict[str, Any], str | None]:
+    """The composed config as plain data, and the agent group choice."""
+    from hydra import compose
+    from omegaconf import OmegaConf, open_dict
+
+    try:
+        cfg = compose("silo", overrides=overrides, return_hydra_config=True)
+        choice = cfg.hydra.runtime.choices.get("agent")
+        with open_dict(cfg):
+            del cfg["hydra"]
+        plain = OmegaConf.to_container(cfg, resolve=True)
+    except SiloError:
+        raise
+    except Exception as exc:  # Hydra and OmegaConf explain the problem themselves
+        raise SiloError("override_invalid", " ".join(str(exc).split())) from None
+    assert isinstance(plain, dict)
+    return {str(k): v for k, v in plain.items()}, choice
+
+
+def _job(entry: Entry, tasks: list[str] | None, rest: list[str], project: Path, base: Path) -> Job:
+    from silo.baseline import Target, runnable_tasks
+    from silo.cli._hydra import check_group_overrides
+    from silo.cli._plan import agent_label, plan_from_config
+    from silo.environment import load_environment
+
+    check_group_overrides(list(entry.overrides), project)
+    head = [f"{k}={v}" for k, v in (("env", entry.env), ("agent", entry.agent)) if v]
+    plain, choice = _compose([*head, *entry.overrides, *rest])
+    env_cfg = plain.get("env")
+    env_name = str(env_cfg.get("name") if isinstance(env_cfg, dict) else env_cfg)
+    environment = load_environment(env_name, project)
+    agent_cfg = plain.get("agent")
+    label = agent_label(choice, agent_cfg if isinstance(agent_cfg, dict) else {})
+    scope = tuple(tasks or entry.tasks or ["all"])
+    run = runnable_tasks(scope, environment.tasks, base / env_name / label)
+    points = []
+    if run:
+        plain["task"] = ",".join(run)
+        points = plan_from_config(plain, project, choice).points
+    target = Target(env_name, label, points, entry.tool_events, scope)
+    words = (f"env={env_name}", f"agent={choice or label}", *entry.overrides, *rest)
+    return Job(target, words)
+
+
+def plan_jobs(words: Sequence[str], project: Path, base: Path) -> list[Job]:
+    """Every target the command line selects, composed once per entry."""
+    from hydra import initialize_config_module
+
+    from silo.baseline import config_path, load_entries, select_entries
+
+    chosen, rest = _split(words)
+    entries = load_entries(config_path(base))
+    envs, agents = chosen.get("env", []), chosen.get("agent", [])
+    if entries is None and not envs and not agents:
+        raise SiloError(
+            "baselines_config_missing",
+            f"no {_rel(config_path(base), project)}; list entries like "
+            "'baselines: [{env: crm, agent: solver}]' in it, or choose env=<name> agent=<name>",
+        )
+    selected = select_entries(entries or [], envs, agents)
+    if not selected:
+        raise SiloError(
+            "baselines_config_invalid",
+            f"{_rel(config_path(base), project)} lists no baselines; add entries like "
+            "{env: crm, agent: solver}",
+        )
+    with initialize_config_module(config_module="silo._main", version_base="1.3"):
+        return [_job(e, chosen.get("task"), rest, project, base) for e in selected]
+
+
+def _rel(path: Path, project: Path) -> str:
+    try:
+        return str(path.relative_to(project))
+    except ValueError:
+        return str(path)
+
+
+def _lines(outcome: Outcome, job: Job, project: Path, base: Path) -> Iterator[str]:
+    head = f"{outcome.status:<7} {outcome.key}"
+    if outcome.files:
+        head += " " + ", ".join(outcome.files)
+    if outcome.status == "MISSING":
+        command = shlex.join([PROG, "record", *job.words, f"task={outcome.task}"])
+        head += f" (run: {command})"
+    elif outcome.status == "STALE":
+        folder = _rel(base / outcome.env / outcome.agent, project)
+        paths = ", ".join(f"{folder}/{outcome.task}.{name}" for name in outcome.files or ("*",))
+        head += f" ({outcome.note}; delete {paths})"
+    yield head
+    yield from (f"  {line}" for line in outcome.lines)
+
+
+def _report(command: str, jobs: list[Job], project: Path, base: Path) -> int:
+    from silo import baseline
+
+    operation = baseline.check if command == "check" else baseline.record
+    counts: Counter[str] = Counter()
+    for job in jobs:
+        for outcome in operation(job.target, project, base):
+            counts[outcome.status] += 1
+            sys.stdout.write("\n".join(_lines(outcome, job, project, base)) + "\n")
+            sys.stdout.flush()
+    order = _CHECK_ORDER if command == "check" else _RECORD_ORDER
+    optional = ("ERROR",) if command == "check" else ("STALE", "ERROR")
+    shown = [f"{counts[s]} {s}" for s in order if counts[s] or s not in optional]
+    print(f"{command}: {', '.join(shown)}")
+    if counts["ERROR"]:
+        return 2
+    if command == "check" and (counts["DRIFT"] or counts["MISSING"] or counts["STALE"]):
+        return 1
+    return 0
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse, plan, refuse non-deterministic agents, then record or check; the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        from silo.baseline import require_deterministic
+        from silo.cli._hydra import check_group_overrides, prepare
+
+        project = prepare()
+        base = project / "baselines"
+        check_group_overrides(list(args.overrides), project)
+        jobs = plan_jobs(args.overrides, project, base)
+        for job in jobs:
+            require_deterministic(job.target, project)
+    except SiloError as exc:
+        sys.stderr.write(f"{PROG}: {exc.message}\n")
+        return 2
+    return _report(args.command, jobs, project, base)
+
+
+def main() -> None:
+    sys.exit(run())
