@@ -9,15 +9,81 @@ from __future__ import annotations
 
 import json
 import os
+from json.encoder import encode_basestring as _encode_str  # the C function when available
 from pathlib import Path
 from typing import Any
 
-__all__ = ["canonical", "pretty", "write_json_atomic", "write_text_atomic", "to_json_text"]
+__all__ = [
+    "canonical",
+    "compact_encoder",
+    "exact_loads",
+    "pretty",
+    "write_json_atomic",
+    "write_text_atomic",
+    "to_json_text",
+]
 
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-_canonical = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, default=repr
-).encode
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+
+
+def compact_encoder(encoder: json.JSONEncoder) -> Any:
+    """``encoder.encode`` for a compact (``indent=None``) encoder, minus its per-call setup.
+
+    The standard ``encode`` builds a C encoder and a circular-reference registry on every call;
+    this one is built once and skips the registry. A circular value (or one nested deeper than
+    the recursion limit) falls back to ``encoder.encode``, which raises exactly what it always
+    raised, so the text and the errors are unchanged.
+    """
+    from json.encoder import c_make_encoder
+
+    if c_make_encoder is None or encoder.indent is not None:
+        return encoder.encode
+    from json.encoder import encode_basestring_ascii
+
+    c_encode = c_make_encoder(
+        None,
+        encoder.default,
+        encode_basestring_ascii if encoder.ensure_ascii else _encode_str,
+        None,
+        encoder.key_separator,
+        encoder.item_separator,
+        encoder.sort_keys,
+        encoder.skipkeys,
+        encoder.allow_nan,
+    )
+    slow = encoder.encode
+    join = "".join
+
+    def encode(value: Any) -> str:
+        try:
+            return join(c_encode(value, 0))
+        except RecursionError:
+            return slow(value)
+
+    return encode
+
+
+def _exact_loads() -> Any:
+    scan = json.JSONDecoder().scan_once
+
+    def loads(text: str) -> Any:
+        """``json.loads`` for text this module's encoders made (one value, no padding)."""
+        return scan(text, 0)[0]
+
+    return loads
+
+
+exact_loads = _exact_loads()
+
+
+_compact = compact_encoder(
+    json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+)
+_canonical = compact_encoder(
+    json.JSONEncoder(
+        ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, default=repr
+    )
+)
 
 
 def to_json_text(value: Any) -> str:
@@ -30,15 +96,105 @@ def canonical(value: Any) -> str:
     return _canonical(value)
 
 
+class _Unusual(Exception):
+    """A value the fast pretty printer leaves to ``json.dumps`` (which explains the error)."""
+
+
+_float_repr = float.__repr__
+_int_repr = int.__repr__
+_INF = float("inf")
+
+
+def _float_text(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value == _INF:
+        return "Infinity"
+    if value == -_INF:
+        return "-Infinity"
+    return _float_repr(value)
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, str):
+        return _encode_str(key)
+    if isinstance(key, float):
+        return _encode_str(_float_text(key))
+    if key is True:
+        return '"true"'
+    if key is False:
+        return '"false"'
+    if key is None:
+        return '"null"'
+    if isinstance(key, int):
+        return _encode_str(_int_repr(key))
+    raise _Unusual
+
+
+def _pretty(value: Any, indent: str) -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=False)`` at nesting ``indent`` ("\\n" + spaces).
+
+    Same checks in the same order as the standard library's encoder, so the text is identical;
+    anything it would reject (or call ``default`` for) raises :class:`_Unusual` instead.
+    """
+    cls = type(value)
+    if cls is str:
+        return _encode_str(value)
+    if cls is dict or (cls is not list and isinstance(value, dict)):
+        if not value:
+            return "{}"
+        inner = indent + "  "
+        parts = []
+        for key, item in value.items():
+            ktext = _encode_str(key) if type(key) is str else _key_text(key)
+            parts.append(f"{inner}{ktext}: {_pretty(item, inner)}")
+        return "{" + ",".join(parts) + indent + "}"
+    if cls is list or cls is tuple or isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        inner = indent + "  "
+        return "[" + ",".join([inner + _pretty(item, inner) for item in value]) + indent + "]"
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if cls is int:
+        return _int_repr(value)
+    if cls is float:
+        return _float_text(value)
+    if isinstance(value, str):
+        return _encode_str(value)
+    if isinstance(value, int):
+        return _int_repr(value)
+    if isinstance(value, float):
+        return _float_text(value)
+    raise _Unusual
+
+
 def pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    try:
+        return _pretty(value, "\n") + "\n"
+    except (_Unusual, RecursionError):
+        # Not plain JSON (or absurdly deep): the standard encoder gives the same text or the
+        # same error it always gave.
+        return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    data = text.encode("utf-8")
+    fd = os.open(tmp, _WRITE_FLAGS, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    os.replace(tmp, target)
 
 
 def write_json_atomic(path: Path, value: Any) -> None:

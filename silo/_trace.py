@@ -9,50 +9,90 @@ so the hot path serialises each input and output exactly once.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+from silo._jsonio import compact_encoder
 
 __all__ = ["TraceWriter", "utc_now_iso"]
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr).encode
+_dumps = compact_encoder(json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr))
+_time = time.time
+_OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+
+# The formatted whole second of the last timestamp: events come many per second, and
+# strftime is most of the cost of a timestamp. One tuple, so threads never see half of it.
+_SECOND: tuple[int, str] = (-1, "")
 
 
 def utc_now_iso(now: float | None = None) -> str:
-    t = time.time() if now is None else now
+    global _SECOND
+    t = _time() if now is None else now
     whole = int(t)
-    return (
-        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{int((t - whole) * 1000):03d}Z"
-    )
+    cached = _SECOND
+    if cached[0] == whole:
+        prefix = cached[1]
+    else:
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+        _SECOND = (whole, prefix)
+    return f"{prefix}.{int((t - whole) * 1000):03d}Z"
+
+
+_NAMES: dict[str, str] = {}
+
+
+def _name_json(tool: str) -> str:
+    """The JSON text of a tool name (cached: the same few names recur on every call)."""
+    if type(tool) is not str:
+        return _dumps(tool)
+    found = _NAMES.get(tool)
+    if found is None:
+        found = _dumps(tool)
+        if len(_NAMES) < 4096:
+            _NAMES[tool] = found
+    return found
 
 
 class TraceWriter:
-    __slots__ = ("seq", "_handle", "lines")
+    __slots__ = ("seq", "_fd", "lines")
 
     def __init__(self, path: Path | None) -> None:
         self.seq = 0
-        # Kept open for the whole rollout and closed by close(); a with-block cannot span it.
-        self._handle: IO[str] | None = open(path, "w", encoding="utf-8") if path else None  # noqa: SIM115
+        # A raw descriptor: each line is one write(2), which is what a flush per line costs
+        # anyway, without the buffered text layer in between. Closed by close().
+        self._fd: int | None = os.open(path, _OPEN_FLAGS, 0o666) if path else None
         self.lines: list[str] = []
 
     def _write(self, line: str) -> None:
-        handle = self._handle
-        if handle is None:
+        fd = self._fd
+        if fd is None:
             self.lines.append(line)
-        else:
-            handle.write(line + "\n")
-            handle.flush()
+            return
+        data = (line + "\n").encode("utf-8")
+        written = os.write(fd, data)
+        while written < len(data):  # a short write (rare on regular files): finish it
+            data = data[written:]
+            written = os.write(fd, data)
 
     def event(self, kind: str, fields: dict[str, Any]) -> None:
         self.seq += 1
         head = {"seq": self.seq, "type": kind, "at": utc_now_iso()}
         self._write(_dumps({**head, **{k: v for k, v in fields.items() if k not in head}}))
 
+    def event_with_json(self, kind: str, fields: dict[str, Any], key: str, raw: str) -> None:
+        """Like :meth:`event` with one more, last, field ``key`` whose JSON text is ``raw``."""
+        self.seq += 1
+        head = {"seq": self.seq, "type": kind, "at": utc_now_iso()}
+        text = _dumps({**head, **{k: v for k, v in fields.items() if k not in head}})
+        self._write(f"{text[:-1]},{_dumps(key)}:{raw}}}")
+
     def tool_call(self, call_id: int, tool: str, input_json: str) -> None:
         self.seq += 1
         self._write(
             f'{{"seq":{self.seq},"type":"tool_call","at":"{utc_now_iso()}","callId":{call_id},'
-            f'"tool":{_dumps(tool)},"input":{input_json}}}'
+            f'"tool":{_name_json(tool)},"input":{input_json}}}'
         )
 
     def tool_result(
@@ -61,11 +101,11 @@ class TraceWriter:
         self.seq += 1
         self._write(
             f'{{"seq":{self.seq},"type":"tool_result","at":"{utc_now_iso()}","callId":{call_id},'
-            f'"tool":{_dumps(tool)},"output":{output_json},'
+            f'"tool":{_name_json(tool)},"output":{output_json},'
             f'"isError":{"true" if is_error else "false"},"durationMs":{duration_ms:.3f}}}'
         )
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

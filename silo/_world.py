@@ -235,6 +235,7 @@ class World:
         for item in tools:
             self.tools[getattr(item, "name", "")] = item
         self.tool_list = tools
+        self.tools_json: str | None = None  # the tool specs as trace JSON, made on first use
 
     @property
     def tracked(self) -> bool:

@@ -41,23 +41,57 @@ RESULT_KEYS = (
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
+_STAMP: tuple[int, str] = (-1, "")
+
+
+def _stamp() -> str:
+    """``yyyymmddHHMMSS`` of now (UTC), formatted once per second."""
+    global _STAMP
+    now = int(time.time())
+    cached = _STAMP
+    if cached[0] != now:
+        cached = _STAMP = (now, time.strftime("%Y%m%d%H%M%S", time.gmtime(now)))
+    return cached[1]
+
+
+def _suffix() -> str:
+    """Six characters drawn uniformly from ``_ALPHABET`` with one call to the OS's RNG."""
+    value = secrets.randbelow(_SPACE)
+    chars = []
+    for _ in range(6):
+        value, digit = divmod(value, 36)
+        chars.append(_ALPHABET[digit])
+    return "".join(chars)
+
+
+_SPACE = 36**6
+
+
 def new_run_id(prefix: str = "run") -> str:
-    stamp = time.strftime("%Y%m%d%H%M%S", time.gmtime())
-    suffix = "".join(secrets.choice(_ALPHABET) for _ in range(6))
-    return f"{prefix}_{stamp}_{suffix}"
+    return f"{prefix}_{_stamp()}_{_suffix()}"
 
 
 def allocate_run_dir(runs_dir: Path, prefix: str = "run") -> tuple[str, Path]:
     """A new, empty run folder; never one that already exists."""
-    runs_dir.mkdir(parents=True, exist_ok=True)
+    base = os.fspath(runs_dir)
+    if base not in _MADE:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        _MADE.add(base)
     while True:
         run_id = new_run_id(prefix)
-        path = runs_dir / run_id
+        path = os.path.join(base, run_id)
         try:
             os.mkdir(path)
         except FileExistsError:
             continue
-        return run_id, path
+        except FileNotFoundError:  # the runs folder was removed since: make it again
+            runs_dir.mkdir(parents=True, exist_ok=True)
+            continue
+        return run_id, runs_dir / run_id
+
+
+# Runs folders this process has made (or found): a sweep pays for mkdir -p once, not per run.
+_MADE: set[str] = set()
 
 
 def build_result(

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from silo._baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
 from silo._jsonio import pretty, write_text_atomic
 from silo.agents import resolve_agent
 from silo.environment import load_environment
@@ -54,25 +55,12 @@ __all__ = [
     "tool_events",
 ]
 
-CONFIG_NAME = "silo-baselines.yaml"
 BASE_KINDS = ("result", "state-diff")
 TOOL_EVENTS = "tool-events"
 _ALL_KINDS = (*BASE_KINDS, TOOL_EVENTS)
 _DROPPED_EVENT_KEYS = ("at", "durationMs")
-_ENTRY_KEYS = ("env", "agent", "tasks", "tool_events", "overrides")
 _MAX_LINES = 40  # explanation lines per file; the rest are counted
 _MAX_VALUE = 120  # characters of one value in an explanation line
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One line of the baselines config: an environment × agent pair to pin."""
-
-    env: str | None
-    agent: str | None
-    tasks: tuple[str, ...] = ()  # ids or globs; empty = every task
-    tool_events: bool = False
-    overrides: tuple[str, ...] = ()  # extra Hydra overrides (e.g. agent.trace=..., budget=quick)
 
 
 @dataclass(frozen=True)
@@ -108,96 +96,6 @@ class Outcome:
     @property
     def key(self) -> str:
         return f"{self.env}/{self.agent}/{self.task}"
-
-
-# -- the config --------------------------------------------------------------------------------
-
-
-def config_path(baselines_dir: Path) -> Path:
-    return baselines_dir / CONFIG_NAME
-
-
-def _words(value: Any, where: str, key: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
-        raise SiloError("baselines_config_invalid", f"{where}: {key} must be a list of strings")
-    return tuple(items)
-
-
-def _entry(raw: Any, where: str) -> Entry:
-    if not isinstance(raw, Mapping):
-        raise SiloError(
-            "baselines_config_invalid",
-            f"{where}: expected a mapping like {{env: crm, agent: solver}}",
-        )
-    unknown = sorted(set(raw) - set(_ENTRY_KEYS))
-    if unknown:
-        raise SiloError(
-            "baselines_config_invalid",
-            f"{where}: unknown key {unknown[0]!r}; known: {', '.join(_ENTRY_KEYS)}",
-        )
-    for key in ("env", "agent"):
-        if not isinstance(raw.get(key), str) or not raw[key]:
-            raise SiloError("baselines_config_invalid", f"{where}: {key} must name one {key}")
-    flag = raw.get("tool_events", False)
-    if not isinstance(flag, bool):
-        raise SiloError("baselines_config_invalid", f"{where}: tool_events must be true or false")
-    return Entry(
-        raw["env"],
-        raw["agent"],
-        _words(raw.get("tasks"), where, "tasks"),
-        flag,
-        _words(raw.get("overrides"), where, "overrides"),
-    )
-
-
-def load_entries(path: Path) -> list[Entry] | None:
-    """The entries of the baselines config at ``path``; ``None`` when the file does not exist."""
-    if not path.is_file():
-        return None
-    import yaml
-
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SiloError(
-            "baselines_config_invalid", f"{path.name} is not valid YAML{where}: {problem}"
-        ) from None
-    entries = raw.get("baselines") if isinstance(raw, Mapping) else None
-    if not isinstance(entries, list):
-        raise SiloError(
-            "baselines_config_invalid",
-            f"{path.name} needs a 'baselines:' list, e.g. - {{env: crm, agent: solver}}",
-        )
-    return [_entry(item, f"{path.name} baselines[{i}]") for i, item in enumerate(entries)]
-
-
-def select_entries(
-    entries: Iterable[Entry], envs: Sequence[str] = (), agents: Sequence[str] = ()
-) -> list[Entry]:
-    """The entries matching the chosen envs and agents; a pair no entry covers gets a bare entry.
-
-    With no choice at all, every entry. A bare entry leaves an unchosen side to the config's
-    default (``Entry(env, None)`` uses the default agent).
-    """
-    every = list(entries)
-    if not envs and not agents:
-        return every
-    chosen = [e for e in every if (not envs or e.env in envs) and (not agents or e.agent in agents)]
-    none: list[str | None] = [None]
-    for env in [*envs] or none:
-        for agent in [*agents] or none:
-            if not any(
-                (env is None or e.env == env) and (agent is None or e.agent == agent)
-                for e in chosen
-            ):
-                chosen.append(Entry(env, agent))
-    return chosen
 
 
 def _is_pattern(part: str) -> bool:

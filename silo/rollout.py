@@ -18,7 +18,9 @@ The engine knows nothing of Hydra; the CLI composes a config and calls this func
 
 from __future__ import annotations
 
+import _thread
 import json
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -26,10 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silo._jsonio import write_json_atomic
+from silo._jsonio import compact_encoder, exact_loads, write_json_atomic
 from silo._modules import describe_exception
 from silo._schema import InputValidator, validator_for
 from silo._trace import TraceWriter, utc_now_iso
+from silo._trace import _dumps as _trace_dumps
 from silo._world import World
 from silo.agent import (
     AgentError,
@@ -50,9 +53,13 @@ from silo.verifiers import Score, VerifierContext, score
 
 __all__ = ["Budget", "RolloutResult", "run_task"]
 
-_loads = json.loads
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+# Compact JSON in, Python values out: every tool input and output crosses the bridge this way.
+_dumps = compact_encoder(
+    json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+)
+_loads = exact_loads  # only ever reads text _dumps made
 _GRACE_S = 0.3  # how long a timed-out agent may take to return on its own
+_perf = time.perf_counter
 _TOOL_WAIT_S = 0.5  # how long grading waits for a tool still running at the timeout
 
 
@@ -154,18 +161,22 @@ class _Bridge:
                 )
             self.calls += 1
             call_id = self.calls
-            try:
-                input_json = _dumps({} if input is None else input)
-                args = _loads(input_json)
-            except (TypeError, ValueError):
-                input_json, args = _dumps(repr(input)), None
-            self.trace.tool_call(call_id, name, input_json)
-            started = time.perf_counter()
+            if input is None or (type(input) is dict and not input):
+                input_json, args = "{}", {}
+            else:
+                try:
+                    input_json = _dumps(input)
+                    args = _loads(input_json)
+                except (TypeError, ValueError):
+                    input_json, args = _dumps(repr(input)), None
+            trace = self.trace
+            trace.tool_call(call_id, name, input_json)
+            started = _perf()
             output_json, is_error = self._dispatch(name, args)
-            elapsed = (time.perf_counter() - started) * 1000
+            elapsed = (_perf() - started) * 1000
             if is_error:
                 self.errors += 1
-            self.trace.tool_result(call_id, name, output_json, is_error, elapsed)
+            trace.tool_result(call_id, name, output_json, is_error, elapsed)
             return ToolResult(output=_loads(output_json), isError=is_error)
 
     def _dispatch(self, name: str, args: Any) -> tuple[str, bool]:
@@ -232,9 +243,112 @@ def _error(code: str, message: str, details: dict[str, Any] | None = None) -> tu
     return _dumps_error(output)
 
 
-def _run_agent(
-    agent: ResolvedAgent, inp: AgentInput, box: dict[str, Any], done: threading.Event
-) -> None:
+class _Done:
+    """A one-shot "the agent returned" flag (an Event without the Condition machinery)."""
+
+    __slots__ = ("_lock", "flag")
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()
+        self._lock.acquire()
+        self.flag = False
+
+    def set(self) -> None:
+        self.flag = True
+        self._lock.release()
+
+    def is_set(self) -> bool:
+        return self.flag
+
+    def wait(self, timeout: float) -> bool:
+        if self.flag:
+            return True
+        if self._lock.acquire(True, timeout):
+            self._lock.release()  # every later wait returns at once
+        return self.flag
+
+
+class _AgentWorker:
+    """A daemon thread that runs agents one after another, so a rollout needs no new thread.
+
+    A worker whose agent is still running when its rollout ends (abandoned after a timeout) is
+    retired: it exits once that agent returns, and a new worker takes its place.
+    """
+
+    __slots__ = ("_go", "_job", "_mutex", "_retired", "thread")
+
+    def __init__(self) -> None:
+        self._go = _thread.allocate_lock()
+        self._go.acquire()
+        self._job: tuple[Any, ...] | None = None
+        self._mutex = _thread.allocate_lock()
+        self._retired = False
+        self.thread = threading.Thread(target=self._loop, daemon=True, name="silo-agent")
+        self.thread.start()
+
+    def _loop(self) -> None:
+        go = self._go
+        while True:
+            go.acquire()
+            job, self._job = self._job, None
+            if job is None:
+                return
+            _run_agent(*job)
+            del job  # let the finished rollout's objects go
+            with self._mutex:
+                if self._retired:
+                    return
+
+    def submit(self, name: str, job: tuple[Any, ...]) -> None:
+        self.thread.name = name
+        self._job = job
+        self._go.release()
+
+    def finish(self, done: _Done) -> bool:
+        """After a rollout: True when the agent returned (the worker is free again)."""
+        with self._mutex:
+            if done.is_set():
+                return True
+            self._retired = True
+            return False
+
+
+_IDLE: list[_AgentWorker] = []
+_IDLE_LOCK = _thread.allocate_lock()
+
+
+def _take_worker() -> _AgentWorker:
+    with _IDLE_LOCK:
+        if _IDLE:
+            return _IDLE.pop()
+    return _AgentWorker()
+
+
+def _return_worker(worker: _AgentWorker, done: _Done) -> None:
+    if worker.finish(done):
+        with _IDLE_LOCK:
+            _IDLE.append(worker)
+
+
+def _forget_workers() -> None:
+    global _IDLE_LOCK
+    _IDLE.clear()  # their threads do not exist in a forked child
+    _IDLE_LOCK = _thread.allocate_lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)
+
+
+def _tools_json(world: World) -> str:
+    """The ``tools`` of the ``run_start`` event: serialised once per world, not per rollout."""
+    text = world.tools_json
+    if text is None:
+        text = world.tools_json = _trace_dumps([t.spec() for t in world.tool_list])
+    return text
+
+
+def _run_agent(agent: ResolvedAgent, inp: AgentInput, box: dict[str, Any], done: _Done) -> None:
     try:
         returned = agent.fn(inp)
         if hasattr(returned, "__await__"):
@@ -287,6 +401,7 @@ def run_task(
     )
     world = environment.pool.acquire()
     reusable = True
+    held: _AgentWorker | None = None
     run_id: str | None = None
     run_dir: Path | None = None
     if write_artifacts:
@@ -303,7 +418,7 @@ def run_task(
     }
     try:
         started_at = utc_now_iso()
-        trace.event(
+        trace.event_with_json(
             "run_start",
             {
                 "runId": run_id,
@@ -312,8 +427,9 @@ def run_task(
                 "task": the_task.to_json(),
                 "agent": agent_label or resolved.label,
                 "config": config,
-                "tools": [t.spec() for t in world.tool_list],
             },
+            "tools",
+            _tools_json(world),
         )
         clock = time.monotonic()
         inp = AgentInput(
@@ -328,14 +444,9 @@ def run_task(
             emit=bridge.emit,
         )
         box: dict[str, Any] = {}
-        done = threading.Event()
-        thread = threading.Thread(
-            target=_run_agent,
-            args=(resolved, inp, box, done),
-            daemon=True,
-            name=f"silo-agent-{run_id or the_task.id}",
-        )
-        thread.start()
+        done = _Done()
+        worker = held = _take_worker()
+        worker.submit(f"silo-agent-{run_id or the_task.id}", (resolved, inp, box, done))
         if not done.wait(limits.timeout_ms / 1000):
             bridge.end("timeout")
             done.wait(_GRACE_S)
@@ -346,6 +457,8 @@ def run_task(
             bridge.lock.release()
         if not done.is_set():
             reusable = False
+        held = None
+        _return_worker(worker, done)
         reason, error, output = _settle(bridge, box)
         duration_ms = (time.monotonic() - clock) * 1000
         trace.event("agent_output", {"output": output})
@@ -409,6 +522,8 @@ def run_task(
             write_json_atomic(run_dir / "run.json", run)
     except BaseException:
         reusable = False
+        if held is not None:
+            held.finish(done)  # interrupted while the agent ran: retire its worker
         raise
     finally:
         trace.close()

@@ -9,6 +9,7 @@ shown to the agent. Every problem raises :class:`SiloError` naming the file and 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,27 +69,43 @@ def parse_task(raw: Any, source: str) -> Task:
     )
 
 
-def load_tasks(tasks_dir: Path, env_name: str) -> dict[str, Task]:
-    """All tasks of an environment, sorted by id."""
+def _load_one(path: Path, source: str, found: dict[str, Task]) -> Task:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise SiloError(
+            "invalid_json",
+            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "fix the file",
+        ) from None
+    task = parse_task(raw, source)
+    if task.id in found:
+        raise SiloError(
+            "task_invalid",
+            f'task id "{task.id}" is declared twice: {found[task.id].source} and {source}; '
+            "give one of them another id",
+        )
+    return task
+
+
+def load_tasks(
+    tasks_dir: Path, env_name: str, on_error: Callable[[SiloError], None] | None = None
+) -> dict[str, Task]:
+    """All tasks of an environment, sorted by id.
+
+    A bad file raises :class:`SiloError`; with ``on_error`` it is reported there and skipped,
+    so a validator can list every bad file at once.
+    """
     found: dict[str, Task] = {}
     if not tasks_dir.is_dir():
         return found
     for path in sorted(tasks_dir.glob("*.json")):
-        source = f"environments/{env_name}/tasks/{path.name}"
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise SiloError(
-                "invalid_json",
-                f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                "fix the file",
-            ) from None
-        task = parse_task(raw, source)
-        if task.id in found:
-            raise SiloError(
-                "task_invalid",
-                f'task id "{task.id}" is declared twice: {found[task.id].source} and {source}; '
-                "give one of them another id",
-            )
+            task = _load_one(path, f"environments/{env_name}/tasks/{path.name}", found)
+        except SiloError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+            continue
         found[task.id] = task
     return dict(sorted(found.items()))

@@ -1,0 +1,90 @@
+"""``key=value`` command lines for the light Silo commands (no Hydra, fast to start).
+
+Contract: :func:`parse` splits ``argv`` into known ``key=value`` words, known ``--flags`` and
+positionals. An unknown key or flag, a repeated key or an extra positional raises
+:class:`UsageError` with a one-line message (commands print it and exit 2), unless
+``strict=False``, which ignores what it does not know (``silo-run --list`` passes its whole
+command line). ``--key=value`` is accepted as ``key=value``; ``-h``/``--help`` sets ``help``.
+:func:`out` prints a report and copes with a closed pipe (``silo-validate | head``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["Args", "UsageError", "out", "parse", "parse_bool"]
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+class UsageError(Exception):
+    """A mistake on the command line; the message is one line."""
+
+
+@dataclass
+class Args:
+    values: dict[str, str] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
+    positionals: list[str] = field(default_factory=list)
+    help: bool = False
+
+
+def parse(
+    argv: Sequence[str],
+    keys: Sequence[str],
+    flags: Sequence[str] = (),
+    positionals: int = 0,
+    *,
+    strict: bool = True,
+) -> Args:
+    args = Args()
+    for word in argv:
+        if word in ("-h", "--help"):
+            args.help = True
+            continue
+        if word.startswith("--") and "=" in word:
+            word = word[2:]
+        if word.startswith("-"):
+            if word in flags:
+                args.flags.add(word)
+            elif strict:
+                known = ", ".join(flags) or "none"
+                raise UsageError(f'unknown option "{word}"; options: {known}')
+            continue
+        key, sep, value = word.partition("=")
+        if sep:
+            if key in keys:
+                if key in args.values and strict:
+                    raise UsageError(f'"{key}=" is given twice; give it once')
+                args.values[key] = value
+            elif strict:
+                known = ", ".join(f"{k}=" for k in keys) or "none"
+                raise UsageError(f'unknown argument "{word}"; known: {known}')
+            continue
+        if len(args.positionals) < positionals:
+            args.positionals.append(word)
+        elif strict:
+            raise UsageError(f'unexpected argument "{word}"; arguments are written key=value')
+    return args
+
+
+def parse_bool(key: str, value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise UsageError(f'{key}= must be true or false, not "{value}"')
+
+
+def out(text: str) -> None:
+    """Print ``text``; when the reader went away, drop the rest of the output quietly."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

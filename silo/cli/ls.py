@@ -1,0 +1,134 @@
+"""``silo-ls``: what there is to run.
+
+Contract: ``silo-ls`` lists the project's environments (name, template, task count — read from
+the files, nothing imported); ``silo-ls env=<name>`` loads one and lists its tasks (id,
+difficulty, title) and tools (name, read-only flag, first line of the description) with counts.
+``--json`` prints the same as JSON. :func:`main` returns the exit status (0, or 1 with one line
+on stderr for a usage mistake or an environment that is unknown or does not load): the console script exits
+with it, and ``silo-run --list`` calls ``main(words, prog="silo-run --list")``, which ignores the
+words it does not know (``task=``, ``agent=``, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from silo._modules import describe_exception
+from silo.cli._args import UsageError, out, parse
+from silo.environment import find_project_dir, list_environments, load_environment, read_manifest
+from silo.errors import SiloError
+
+__all__ = ["main", "environments_listing", "environment_listing"]
+
+
+def main(argv: list[str] | None = None, prog: str = "silo-ls") -> int:
+    words = sys.argv[1:] if argv is None else argv
+    try:
+        args = parse(words, ("env",), ("--json",), strict=prog == "silo-ls")
+        if args.help:
+            out(
+                f"usage: {prog} [env=<name>] [--json]\n\nList environments, or one's tasks and tools."
+            )
+            return 0
+        project = find_project_dir()
+        name = args.values.get("env")
+        document = environment_listing(name, project) if name else environments_listing(project)
+    except (UsageError, SiloError) as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+    if "--json" in args.flags:
+        out(json.dumps(document, indent=2))
+    elif name:
+        out(_environment_text(document))
+    else:
+        out(_environments_text(document, project))
+    return 0
+
+
+def environments_listing(project: Path) -> dict[str, Any]:
+    rows = []
+    for name in list_environments(project):
+        root = project / "environments" / name
+        try:
+            template = read_manifest(root).template
+        except SiloError:
+            template = None
+        tasks = len(list((root / "tasks").glob("*.json"))) if (root / "tasks").is_dir() else 0
+        rows.append({"name": name, "template": template, "tasks": tasks})
+    return {"environments": rows}
+
+
+def environment_listing(name: str, project: Path) -> dict[str, Any]:
+    env = load_environment(name, project)
+    try:
+        tools = env.pool.tools()
+    except Exception as exc:
+        raise SiloError(
+            "runtime_load_failed",
+            f'environment "{name}" does not start: {describe_exception(exc, env.root / env.manifest.entrypoint)}; '
+            f"run silo-validate env={name}",
+        ) from None
+    return {
+        "environment": env.name,
+        "tasks": [
+            {"id": t.id, "difficulty": t.difficulty, "title": t.title} for t in env.tasks.values()
+        ],
+        "tools": [
+            {
+                "name": t.name,
+                "readOnly": t.read_only,
+                "description": (t.description or "").strip().split("\n", 1)[0],
+            }
+            for t in tools
+        ],
+        "counts": {"tasks": len(env.tasks), "tools": len(tools), "verifiers": len(env.verifiers)},
+    }
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return [
+        "  "
+        + "  ".join(
+            [*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]
+        ).rstrip()
+        for row in rows
+    ]
+
+
+def _environments_text(document: dict[str, Any], project: Path) -> str:
+    rows = document["environments"]
+    if not rows:
+        return f"No environments in {project / 'environments'}; create one with: silo-init <name>"
+    table = [[r["name"], r["template"] or "-", f"{r['tasks']} tasks"] for r in rows]
+    return "\n".join([f"Environments ({len(rows)}):", *_table(table)])
+
+
+def _clip(text: str, width: int = 100) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def _environment_text(document: dict[str, Any]) -> str:
+    counts = document["counts"]
+    tasks = [[t["id"], t["difficulty"], t["title"]] for t in document["tasks"]]
+    tools = [
+        [t["name"], "ro" if t["readOnly"] else "rw", t["description"]] for t in document["tools"]
+    ]
+    return "\n".join(
+        [
+            f"Environment {document['environment']}",
+            f"Tasks ({counts['tasks']}):",
+            *_table(tasks),
+            f"Tools ({counts['tools']}):",
+            *_table(tools),
+            f"{counts['tasks']} tasks, {counts['tools']} tools, {counts['verifiers']} verifiers",
+        ]
+    )

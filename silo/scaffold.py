@@ -1,0 +1,178 @@
+"""Scaffolding: a new ``environments/<name>/`` from a template, in one atomic step.
+
+Contract of :func:`create_environment`:
+
+* the name must match ``^[A-Za-z0-9][A-Za-z0-9._-]*$`` (``unsafe_name``) and must not collide,
+  case-insensitively, with anything under ``environments/`` (``environment_already_exists``,
+  with the next free name as a suggestion: ``crm`` → ``crm-2``, ``crm-2`` → ``crm-3``);
+* the template (``blank`` or ``crm``) comes from the installed package (``template_not_found``);
+* the files are copied into a hidden ``environments/.staging-<random>`` folder, the manifest
+  (``name``, ``template``, ``templateVersion``, ``entrypoint``, ``tools``) is written there and
+  one ``rename`` publishes the result. Any failure, ``KeyboardInterrupt`` included, removes the
+  staging folder: either the whole environment exists or nothing does. Nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from silo._jsonio import pretty
+from silo.environment import DEFAULT_ENTRYPOINT, MANIFEST
+from silo.errors import SiloError
+
+__all__ = [
+    "TEMPLATES",
+    "check_name",
+    "create_environment",
+    "existing_names",
+    "suggest_name",
+    "template_dir",
+]
+
+TEMPLATES = ("blank", "crm")
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# What a template is made of; pyproject.toml packages the same kinds of files, so a checkout and
+# a wheel give identical environments (no caches, no run folders, no editor files).
+_COPIED_SUFFIXES = (".py", ".json", ".md")
+_COPIED_NAMES = frozenset({".gitkeep"})
+
+
+def silo_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("silo")
+    except PackageNotFoundError:
+        return "0.1.0"
+
+
+def check_name(name: str) -> None:
+    """Raise ``unsafe_name`` unless ``name`` is a plain folder name."""
+    if not SAFE_NAME.match(name):
+        raise SiloError(
+            "unsafe_name",
+            f'"{name}" is not a usable environment name; start with a letter or digit and use '
+            "only letters, digits, '.', '_' and '-' (no slashes, no leading dot)",
+        )
+
+
+def existing_names(project_dir: Path) -> list[str]:
+    """Every entry of ``environments/`` except hidden ones (staging folders)."""
+    base = project_dir / "environments"
+    if not base.is_dir():
+        return []
+    return sorted(p.name for p in base.iterdir() if not p.name.startswith("."))
+
+
+def suggest_name(name: str, taken: Iterable[str]) -> str:
+    """The first free ``<base>-N`` (N ≥ 2), comparing case-insensitively."""
+    lowered = {t.lower() for t in taken}
+    base = re.sub(r"-\d+$", "", name) or name
+    number = 2
+    while f"{base}-{number}".lower() in lowered:
+        number += 1
+    return f"{base}-{number}"
+
+
+def _collision(name: str, project_dir: Path) -> None:
+    taken = existing_names(project_dir)
+    clash = next((t for t in taken if t.lower() == name.lower()), None)
+    if clash is not None:
+        same = "" if clash == name else f' (as "{clash}")'
+        raise SiloError(
+            "environment_already_exists",
+            f'environment "{name}" already exists{same}; try "{suggest_name(name, taken)}"',
+            {"suggestion": suggest_name(name, taken)},
+        )
+
+
+def template_dir(template: str) -> Traversable:
+    """The template's files, from a wheel or (editable install) from the source checkout.
+
+    A wheel holds ``silo/templates/<name>/`` as package data. An editable install cannot map a
+    folder without ``__init__.py`` (setuptools' editable finder returns no module spec for it),
+    so there the template is the folder ``pyproject.toml`` maps it from: the checkout's
+    ``environments/<name>``.
+    """
+    if template not in TEMPLATES:
+        raise SiloError(
+            "template_not_found",
+            f'unknown template "{template}"; available: {", ".join(TEMPLATES)}',
+        )
+    packaged = resources.files("silo.templates").joinpath(template)
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[1]
+    mapped = checkout / "environments" / template
+    if (checkout / "pyproject.toml").is_file() and mapped.is_dir():
+        return mapped
+    raise SiloError(
+        "template_not_found",
+        f'the files of template "{template}" are missing from this Silo installation; '
+        "reinstall Silo",
+    )
+
+
+def _copy_tree(source: Traversable, dest: Path) -> None:
+    dest.mkdir(exist_ok=True)
+    for item in sorted(source.iterdir(), key=lambda t: t.name):
+        name = item.name
+        if item.is_dir():
+            if name != "__pycache__" and not name.startswith("."):
+                _copy_tree(item, dest / name)
+        elif name in _COPIED_NAMES or (
+            name.endswith(_COPIED_SUFFIXES) and not name.startswith(".")
+        ):
+            (dest / name).write_bytes(item.read_bytes())
+
+
+def _template_entrypoint(staged: Path) -> str:
+    """The entrypoint the template's own manifest declares (``./env.py`` when none)."""
+    try:
+        raw = json.loads((staged / MANIFEST).read_text(encoding="utf-8"))
+        entry = raw.get("entrypoint") if isinstance(raw, dict) else None
+    except (OSError, ValueError):
+        entry = None
+    return entry.strip() if isinstance(entry, str) and entry.strip() else DEFAULT_ENTRYPOINT
+
+
+def create_environment(project_dir: Path, name: str, template: str = "blank") -> Path:
+    """Create ``environments/<name>`` from ``template`` atomically; returns its folder."""
+    check_name(name)
+    source = template_dir(template)
+    _collision(name, project_dir)
+    base = project_dir / "environments"
+    base.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=base))
+    try:
+        _copy_tree(source, staging)
+        manifest = {
+            "name": name,
+            "template": template,
+            "templateVersion": silo_version(),
+            "entrypoint": _template_entrypoint(staging),
+            "tools": [],
+        }
+        (staging / MANIFEST).write_text(pretty(manifest), encoding="utf-8")
+        staging.chmod(0o755 & ~_umask())
+        _collision(name, project_dir)  # another process may have won meanwhile
+        target = base / name
+        os.rename(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current

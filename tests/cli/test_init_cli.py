@@ -1,0 +1,85 @@
+"""silo-init end to end: creation, next steps, refusals, and a fresh environment validating."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli._console import one_line_error, run
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_blank_environment_then_validate(tmp_path: Path) -> None:
+    proc = run("silo-init", tmp_path, "demo")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == 'Created environment "demo" from blank at environments/demo'
+    assert "  2. silo-validate env=demo" in lines
+    assert any(line.startswith("  3. silo-run env=demo task=") for line in lines)
+    manifest = json.loads(
+        (tmp_path / "environments" / "demo" / "silo.environment.json").read_text()
+    )
+    assert manifest["template"] == "blank" and manifest["entrypoint"] == "./env.py"
+    check = run("silo-validate", tmp_path, "env=demo")
+    assert check.returncode == 0, check.stdout
+    assert check.stdout.splitlines() == [
+        "WARNING  no_tasks  environments/demo has no tasks; add tasks/<ID>.json files",
+        "WARNING  no_tools  environments/demo: bind_tools(state) returns no tools; agents cannot act",
+        "OK  demo  data=0 tasks=0 tools=0 verifiers=0",
+    ]
+
+
+@pytest.mark.skipif(not (REPO / "environments/crm/env.py").is_file(), reason="no CRM yet")
+def test_crm_environment_validates_clean(tmp_path: Path) -> None:
+    proc = run("silo-init", tmp_path, "sales", "template=crm")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith('Created environment "sales" from crm at environments/sales')
+    assert "silo-run env=sales task=TASK-001" in proc.stdout
+    check = run("silo-validate", tmp_path, "env=sales")
+    assert check.returncode == 0, check.stdout
+    assert check.stdout.splitlines()[0].startswith("OK  sales  data=")
+
+
+def test_created_at_the_project_root_from_a_subfolder(tmp_path: Path) -> None:
+    (tmp_path / "environments").mkdir()
+    (tmp_path / "notes" / "deep").mkdir(parents=True)
+    proc = run("silo-init", tmp_path / "notes" / "deep", "here")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "environments" / "here" / "env.py").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["Demo"], 'environment "Demo" already exists (as "demo"); try "Demo-3"'),
+        (["demo-2"], 'environment "demo-2" already exists; try "demo-3"'),
+        (["../escape"], '"../escape" is not a usable environment name'),
+        ([".hidden"], '".hidden" is not a usable environment name'),
+        (["new", "template=erp"], 'unknown template "erp"; available: blank, crm'),
+    ],
+)
+def test_refusals_exit_one(tmp_path: Path, args: list[str], expected: str) -> None:
+    assert run("silo-init", tmp_path, "demo").returncode == 0
+    assert run("silo-init", tmp_path, "demo-2").returncode == 0
+    proc = run("silo-init", tmp_path, *args)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert one_line_error(proc, "silo-init").startswith(expected)
+    assert sorted(p.name for p in (tmp_path / "environments").iterdir()) == ["demo", "demo-2"]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ([], "missing the environment name"),
+        (["a", "b"], 'unexpected argument "b"'),
+        (["a", "tmpl=crm"], 'unknown argument "tmpl=crm"'),
+    ],
+)
+def test_usage_mistakes_exit_one_too(tmp_path: Path, args: list[str], expected: str) -> None:
+    proc = run("silo-init", tmp_path, *args)
+    assert proc.returncode == 1
+    assert expected in one_line_error(proc, "silo-init")
+    assert not (tmp_path / "environments").exists()
