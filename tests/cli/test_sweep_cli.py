@@ -16,8 +16,8 @@ def _results_by_point(group: Path) -> dict[tuple[str, str, int], bytes]:
     for run_json in group.glob("*/run.json"):
         run = json.loads(run_json.read_text())
         found[(run["taskId"], run["agent"], run.get("repeat", 0))] = (
-            run_json.parent / "result.json").read_bytes() + (
-            run_json.parent / "state-diff.json").read_bytes()
+            run_json.parent / "result.json"
+        ).read_bytes() + (run_json.parent / "state-diff.json").read_bytes()
     return found
 
 
@@ -27,8 +27,14 @@ def _only_group(project: Path) -> Path:
 
 
 def test_joblib_two_workers_match_the_sequential_sweep(toy_project: Path, tmp_path: Path) -> None:
-    grid = ["-m", "env=toy", "task=TASK-001,TASK-002,TASK-003", "agent=solver,noop", "runs=2",
-            "fail_on_error=false"]
+    grid = [
+        "-m",
+        "env=toy",
+        "task=TASK-001,TASK-002,TASK-003",
+        "agent=solver,noop",
+        "runs=2",
+        "fail_on_error=false",
+    ]
     sequential = silo_run(toy_project, *grid)
     assert sequential.returncode == 0, sequential.stderr
     expected = _results_by_point(_only_group(toy_project))
@@ -76,7 +82,8 @@ def test_resume_skips_what_is_done(toy_project: Path) -> None:
 
 
 def test_named_sweep_over_the_crm(tmp_path: Path) -> None:
-    proc = silo_run(REPO, "-m", "+sweep=crm_all", "runs=1", f"runs_dir={tmp_path}",
-                    "fail_on_error=false")
+    proc = silo_run(
+        REPO, "-m", "+sweep=crm_all", "runs=1", f"runs_dir={tmp_path}", "fail_on_error=false"
+    )
     assert proc.returncode == 0, proc.stderr
     assert "6/12 rollouts passed" in proc.stdout

@@ -31,11 +31,20 @@ def _point(agent: Any = "solver", task: str = "TASK-001", label: str = "solver")
 
 def test_pass_hat_k_matches_hand_computed_values(toy_project: Path) -> None:
     group = toy_project / ".silo" / "runs" / "g1"
-    outcomes = run_points([_point(_even_seed_solver, label="even")], 4, project_dir=toy_project,
-                          group_dir=group, group_id="g1", progress=False)
+    outcomes = run_points(
+        [_point(_even_seed_solver, label="even")],
+        4,
+        project_dir=toy_project,
+        group_dir=group,
+        group_id="g1",
+        progress=False,
+    )
     assert [o.passed for o in outcomes] == [True, False, True, False]
-    seeds = sorted(json.loads((d / "run.json").read_text())["config"]["seed"]
-                   for d in group.iterdir() if d.is_dir())
+    seeds = sorted(
+        json.loads((d / "run.json").read_text())["config"]["seed"]
+        for d in group.iterdir()
+        if d.is_dir()
+    )
     assert seeds == [0, 1, 2, 3]
     (row,) = summarize(group)["rows"]
     # c = 2 passes of n = 4: C(2,k)/C(4,k) = 2/4, 1/6, 0, 0
@@ -53,8 +62,9 @@ def test_pass_hat_k_edges() -> None:
 def test_infrastructure_failures_are_counted_apart(toy_project: Path) -> None:
     group = toy_project / ".silo" / "runs" / "g2"
     points = [_point(), _point(agent={"path": "missing.py"}, label="missing")]
-    outcomes = run_points(points, 2, project_dir=toy_project, group_dir=group, group_id="g2",
-                          progress=False)
+    outcomes = run_points(
+        points, 2, project_dir=toy_project, group_dir=group, group_id="g2", progress=False
+    )
     assert [o.infra_error is not None for o in outcomes] == [False, False, True, True]
     summary = summarize(group)
     assert summary["rollouts"] == 2 and summary["failed"] == 0
@@ -64,11 +74,26 @@ def test_infrastructure_failures_are_counted_apart(toy_project: Path) -> None:
 
 def test_resume_skips_completed_points_and_reports_them(toy_project: Path) -> None:
     runs_root = toy_project / ".silo" / "runs"
-    first = run_points([_point()], 2, project_dir=toy_project, group_dir=runs_root / "a",
-                       group_id="a", runs_root=runs_root, progress=False)
+    first = run_points(
+        [_point()],
+        2,
+        project_dir=toy_project,
+        group_dir=runs_root / "a",
+        group_id="a",
+        runs_root=runs_root,
+        progress=False,
+    )
     assert not any(o.resumed for o in first)
-    second = run_points([_point()], 3, project_dir=toy_project, group_dir=runs_root / "b",
-                        group_id="b", runs_root=runs_root, resume=True, progress=False)
+    second = run_points(
+        [_point()],
+        3,
+        project_dir=toy_project,
+        group_dir=runs_root / "b",
+        group_id="b",
+        runs_root=runs_root,
+        resume=True,
+        progress=False,
+    )
     assert [o.resumed for o in second] == [True, True, False]
     assert len([d for d in (runs_root / "b").iterdir() if d.is_dir()]) == 1
     (row,) = summarize(runs_root / "b")["rows"]
@@ -84,11 +109,21 @@ def test_expand_tasks() -> None:
         expand_tasks("X*", known)
 
 
-def test_progress_is_quiet_unless_asked(toy_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_progress_is_quiet_unless_asked(
+    toy_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     runs_root = toy_project / ".silo" / "runs"
     run_points([_point()], 2, project_dir=toy_project, group_dir=runs_root / "q", group_id="q")
     assert capsys.readouterr().err == ""  # not a terminal
-    run_points([_point()], 2, project_dir=toy_project, group_dir=runs_root / "p", group_id="p",
-               progress=True)
+    run_points(
+        [_point()],
+        2,
+        project_dir=toy_project,
+        group_dir=runs_root / "p",
+        group_id="p",
+        progress=True,
+    )
     err = capsys.readouterr().err
-    assert "[1/2] TASK-001 solver #1 PASS" in err and err.endswith("[2/2] TASK-001 solver #2 PASS\n")
+    assert "[1/2] TASK-001 solver #1 PASS" in err and err.endswith(
+        "[2/2] TASK-001 solver #2 PASS\n"
+    )
