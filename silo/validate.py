@@ -29,6 +29,7 @@ verifier_orphan             warning  a verifier grades a task that does not exis
 verifier_unused             warning  a verifier's task names another verifier
 task_verifier_unresolved    error    a task names a verifier that is not exported
 verifier_task_mismatch      error    a task names a verifier that grades another task
+task_unknown_id             warning  an instruction names a record id the initial world lacks
 no_tasks / no_tools         warning  nothing to evaluate / nothing to act with
 no_solver                   warning  ``deep=True`` but there is no ``solver.py`` to prove the tasks
 deep_skipped                warning  deep checks asked for, but the static checks found errors
@@ -41,6 +42,8 @@ Deep checks (``deep=True``; by default when ``solver.py`` exists) run rollouts i
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,6 +133,7 @@ def validate_environment(
     check_entrypoint(root, where, loaded, report)
     check_runtime(loaded, report)
     check_wiring(loaded, report)
+    check_task_ids(loaded, report)
     if not loaded.tasks and not any(f.code == "task_invalid" for f in report.findings):
         report.warn("no_tasks", f"{where} has no tasks; add tasks/<ID>.json files")
     if loaded.tools == []:
@@ -148,6 +152,32 @@ def validate_environment(
     elif deep:
         _deep(loaded, report, project)
     return report
+
+
+_RECORD_ID = re.compile(r"\b[A-Z][A-Z0-9]*-\d+\b")
+
+
+def check_task_ids(loaded: Loaded, report: Report) -> None:
+    """Warn when an instruction names a record id (``OPP-005``) the initial world lacks.
+
+    Peer benchmarks shipped tasks about records that did not exist; this catches the typo or
+    the stale id before anyone evaluates on it.
+    """
+    if loaded.create_state is None or "create_state_failed" in report.codes():
+        return
+    try:
+        world = json.dumps(loaded.create_state(), default=str)
+    except Exception:  # create_state() problems are reported by check_runtime
+        return
+    for task in loaded.tasks.values():
+        named = dict.fromkeys(_RECORD_ID.findall(task.instruction))
+        missing = [record for record in named if f'"{record}"' not in world]
+        if missing:
+            report.warn(
+                "task_unknown_id",
+                f"{task.source}: the instruction names {', '.join(missing)}, which the initial "
+                "world does not contain; fix the id or the data",
+            )
 
 
 def _deep(loaded: Loaded, report: Report, project: Path) -> None:

@@ -366,3 +366,12 @@ def test_world_not_reset(check_env: Check) -> None:
     )
     message = only(report, "world_not_reset").message
     assert 'differs from a fresh create_state() at "items"' in message
+
+
+def test_task_unknown_id(check_env: Check) -> None:
+    report = check_env(files={"tasks/TASK-001.json": task(instruction="Set ITEM-7 and ACC-001.")})
+    message = only(report, "task_unknown_id", "warning").message
+    assert "names ITEM-7, ACC-001, which the initial world does not contain" in message
+    assert report.ok
+    clean = check_env(files={"tasks/TASK-001.json": task(instruction="Set item A to 5.")})
+    assert "task_unknown_id" not in clean.codes()
