@@ -5,18 +5,31 @@ Contract: :func:`summarize` reads a group folder (every ``*/run.json`` + ``resul
 per task × agent (runs, passes, pass rate, mean reward, mean tool calls, termination reasons,
 pass^k for k = 1..n) and one row per agent with pass^k averaged over tasks, using the unbiased
 estimator C(c, k) / C(n, k) for c passes out of n trials. Infrastructure failures are counted
-apart. Everything is read from disk, so it works the same under any launcher.
+apart. Everything is read from disk, so it works the same under any launcher. The steps are
+public for :mod:`silo.compare`: :func:`load_group` (the finished rollouts of a group),
+:func:`group_cells` (by task × agent), :func:`cell_row` and :func:`agent_rows`.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 from typing import Any
 
-__all__ = ["format_table", "pass_hat_k", "summarize"]
+__all__ = [
+    "Rollout",
+    "agent_rows",
+    "cell_row",
+    "format_table",
+    "group_cells",
+    "load_group",
+    "load_rollout",
+    "pass_hat_k",
+    "summarize",
+]
 
 
 def pass_hat_k(passes: int, trials: int, k: int) -> float:
@@ -34,49 +47,72 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     ]
 
 
-def _load_runs(group_dir: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+@dataclass(frozen=True)
+class Rollout:
+    """One finished rollout read from its folder: ``run.json`` and ``result.json``."""
+
+    folder: Path
+    run: dict[str, Any]
+    result: dict[str, Any]
+    resumed: bool = False  # listed in the group's resumed.jsonl, its folder elsewhere
+
+    @property
+    def cell(self) -> tuple[str, str, str]:
+        """The (environment, task, agent) it counts for."""
+        return (self.run["environment"], self.run["taskId"], self.run.get("agent", "?"))
+
+
+def load_rollout(folder: Path, resumed: bool = False) -> Rollout | None:
+    """The rollout in ``folder``, or ``None`` when it is unfinished or unreadable."""
+    try:
+        run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+        result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return Rollout(folder, run, result, resumed)
+
+
+def load_group(group_dir: Path) -> list[Rollout]:
+    """Every finished rollout of a group: its ``*/run.json`` folders, then ``resumed.jsonl``."""
     folders = sorted(p.parent for p in group_dir.glob("*/run.json"))
     folders += [Path(r["runDir"]) for r in _read_jsonl(group_dir / "resumed.jsonl")]
-    loaded = []
-    for folder in folders:
-        try:
-            run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-            result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        run["resumed"] = folder.parent != group_dir
-        loaded.append((run, result))
-    return loaded
+    loaded = (load_rollout(folder, folder.parent != group_dir) for folder in folders)
+    return [rollout for rollout in loaded if rollout is not None]
 
 
-def summarize(group_dir: Path) -> dict[str, Any]:
-    cells: dict[tuple[str, str, str], list[tuple[dict[str, Any], dict[str, Any]]]] = defaultdict(
-        list
-    )
-    for run, result in _load_runs(group_dir):
-        cells[(run["environment"], run["taskId"], run.get("agent", "?"))].append((run, result))
-    rows = []
-    for (env, task, agent), items in sorted(cells.items()):
-        n = len(items)
-        c = sum(1 for _, r in items if r["passed"])
-        reasons: dict[str, int] = defaultdict(int)
-        for _, r in items:
-            reasons[r["terminationReason"]] += 1
-        rows.append(
-            {
-                "environment": env,
-                "task": task,
-                "agent": agent,
-                "runs": n,
-                "passes": c,
-                "passRate": round(c / n, 4),
-                "meanReward": round(sum(r["reward"] for _, r in items) / n, 4),
-                "meanToolCalls": round(sum(r["toolCalls"] for _, r in items) / n, 2),
-                "terminationReasons": dict(sorted(reasons.items())),
-                "resumed": sum(1 for run, _ in items if run["resumed"]),
-                "passHatK": {str(k): round(pass_hat_k(c, n, k), 4) for k in range(1, n + 1)},
-            }
-        )
+def group_cells(rollouts: list[Rollout]) -> dict[tuple[str, str, str], list[Rollout]]:
+    """The rollouts by (environment, task, agent), in sorted order."""
+    cells: dict[tuple[str, str, str], list[Rollout]] = defaultdict(list)
+    for rollout in rollouts:
+        cells[rollout.cell].append(rollout)
+    return dict(sorted(cells.items()))
+
+
+def cell_row(cell: tuple[str, str, str], items: list[Rollout]) -> dict[str, Any]:
+    """The ``summary.json`` row of one task × agent."""
+    env, task, agent = cell
+    n = len(items)
+    c = sum(1 for r in items if r.result["passed"])
+    reasons: dict[str, int] = defaultdict(int)
+    for r in items:
+        reasons[r.result["terminationReason"]] += 1
+    return {
+        "environment": env,
+        "task": task,
+        "agent": agent,
+        "runs": n,
+        "passes": c,
+        "passRate": round(c / n, 4),
+        "meanReward": round(sum(r.result["reward"] for r in items) / n, 4),
+        "meanToolCalls": round(sum(r.result["toolCalls"] for r in items) / n, 2),
+        "terminationReasons": dict(sorted(reasons.items())),
+        "resumed": sum(1 for r in items if r.resumed),
+        "passHatK": {str(k): round(pass_hat_k(c, n, k), 4) for k in range(1, n + 1)},
+    }
+
+
+def agent_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per agent: tasks, runs, passes and pass^k averaged over its tasks (k up to its fewest runs)."""
     agents = []
     for agent in sorted({row["agent"] for row in rows}):
         mine = [row for row in rows if row["agent"] == agent]
@@ -95,6 +131,12 @@ def summarize(group_dir: Path) -> dict[str, Any]:
                 },
             }
         )
+    return agents
+
+
+def summarize(group_dir: Path) -> dict[str, Any]:
+    rows = [cell_row(cell, items) for cell, items in group_cells(load_group(group_dir)).items()]
+    agents = agent_rows(rows)
     infra = _read_jsonl(group_dir / "infra-errors.jsonl")
     total = sum(row["runs"] for row in rows)
     return {

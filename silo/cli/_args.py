@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Args", "UsageError", "out", "parse", "parse_bool"]
+__all__ = ["Args", "UsageError", "out", "output_format", "parse", "parse_bool"]
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -70,6 +70,14 @@ def parse(
         elif strict:
             raise UsageError(f'unexpected argument "{word}"; arguments are written key=value')
     return args
+
+
+def output_format(args: Args) -> str:
+    """``json`` for ``--json`` or ``format=json``, else ``text``; anything else is a mistake."""
+    fmt = "json" if "--json" in args.flags else args.values.get("format", "text")
+    if fmt not in ("text", "json"):
+        raise UsageError(f'format= must be text or json, not "{fmt}"')
+    return fmt
 
 
 def parse_bool(key: str, value: str) -> bool:

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from silo.cli._args import UsageError, out, parse, parse_bool
+from silo.cli._args import UsageError, out, output_format, parse, parse_bool
 from silo.environment import find_project_dir, list_environments
 from silo.errors import SiloError
 from silo.validate import Report, validate_environment
@@ -37,9 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.help:
             out(USAGE)
             return 0
-        fmt = "json" if "--json" in args.flags else args.values.get("format", "text")
-        if fmt not in ("text", "json"):
-            raise UsageError(f'format= must be text or json, not "{fmt}"')
+        fmt = output_format(args)
         deep = parse_bool("deep", args.values["deep"]) if "deep" in args.values else None
         project = find_project_dir()
         name = args.values.get("env")

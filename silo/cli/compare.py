@@ -1,0 +1,176 @@
+"""``silo-compare``: what changed between two groups of rollouts.
+
+Contract: ``silo-compare <A> <B> [format=text|json] [--json] [fail_on_regression=true|false]``
+compares A (the reference) with B (the candidate), each a run, group or sweep folder given as a
+path or as a folder name under the project's ``.silo/runs/`` (:func:`silo.compare.compare`).
+Text: a table per task × agent (runs, pass rate, mean reward and mean tool calls in A, B and
+B − A, and a status), what changed in single-run cells (checks that flipped, state-diff rows
+that differ: ``+`` only in B's diff, ``-`` only in A's), pass^k per agent, and a count line.
+JSON: :meth:`silo.compare.Comparison.to_json`. Exit status 0; 1 with ``fail_on_regression=true``
+when a cell's pass rate dropped; 2 for a usage mistake, a missing folder or one that holds no
+rollout — one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from silo.cli._args import UsageError, out, output_format, parse, parse_bool
+from silo.compare import Comparison, compare
+from silo.environment import find_project_dir
+from silo.errors import SiloError
+
+__all__ = ["format_text", "main"]
+
+PROG = "silo-compare"
+USAGE = f"""usage: {PROG} <A> <B> [format=text|json] [--json] [fail_on_regression=true|false]
+
+Compare the rollouts of B (candidate) with those of A (reference): each a run, group or sweep
+folder, as a path or a folder name under .silo/runs/.
+fail_on_regression: exit 1 when a task x agent's pass rate dropped (default: false).
+Exit status: 0 compared, 1 a regression (with fail_on_regression=true), 2 a usage mistake."""
+
+_STATUS_TEXT = {
+    "regression": "REGRESSION",
+    "fix": "fix",
+    "worse": "worse",
+    "better": "better",
+    "same": "same",
+    "onlyA": "only in A",
+    "onlyB": "only in B",
+}
+# summary row key → (column name, decimals); each gets an A, a B and a Δ (B − A) column
+_COLUMNS = {"passRate": ("rate", 2), "meanReward": ("reward", 2), "meanToolCalls": ("calls", 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    try:
+        keys = ("format", "fail_on_regression")
+        args = parse(words, keys, ("--json",), positionals=len(words))
+        if args.help:
+            out(USAGE)
+            return 0
+        fmt = output_format(args)
+        value = args.values.get("fail_on_regression", "false")
+        fail_on_regression = parse_bool("fail_on_regression", value)
+        if len(args.positionals) != 2:
+            raise UsageError(
+                f"give two folders to compare (got {len(args.positionals)}): {PROG} <A> <B> "
+                "(run, group or sweep folders, as paths or names under .silo/runs/)"
+            )
+        first, second = args.positionals
+        comparison = compare(first, second, find_project_dir())
+    except (UsageError, SiloError) as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+    out(json.dumps(comparison.to_json(), indent=2) if fmt == "json" else format_text(comparison))
+    return 1 if fail_on_regression and comparison.regressed else 0
+
+
+def _num(row: dict[str, Any] | None, key: str, places: int, sign: str = "") -> str:
+    return "-" if row is None else f"{row[key]:{sign}.{places}f}"
+
+
+def _cell_label(cell: dict[str, Any], with_env: bool) -> str:
+    return f"{cell['environment']}/{cell['task']}" if with_env else cell["task"]
+
+
+def _table(comparison: Comparison) -> list[str]:
+    """Task, agent, runs, then A / B / Δ of each of _COLUMNS, then the status."""
+    with_env = len({c["environment"] for c in comparison.cells}) > 1
+    header = ["task", "agent", "runsA", "runsB"]
+    for name, _ in _COLUMNS.values():
+        header += [f"{name}A", f"{name}B", f"Δ{name}"]
+    rows = [[*header, "status"]]
+    for c in comparison.cells:
+        row = [_cell_label(c, with_env), c["agent"]]
+        row += [str(c[side]["runs"]) if c[side] else "-" for side in ("a", "b")]
+        for key, (_, places) in _COLUMNS.items():
+            row += [_num(c["a"], key, places), _num(c["b"], key, places)]
+            row.append(_num(c["delta"], key, places, "+"))
+        rows.append([*row, _STATUS_TEXT[c["status"]]])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = []
+    for row in rows:
+        left = [f"{row[0]:<{widths[0]}}", f"{row[1]:<{widths[1]}}"]
+        right = [f"{cell:>{width}}" for cell, width in zip(row[2:-1], widths[2:], strict=True)]
+        lines.append("  ".join([*left, *right, row[-1]]))
+    lines.insert(1, "-" * len(lines[0]))
+    return lines
+
+
+def _passed(value: bool | None) -> str:
+    return "absent" if value is None else "pass" if value else "fail"
+
+
+def _state_text(changes: list[dict[str, Any]] | None) -> str:
+    if changes is None:
+        return "unknown (a side has no state-diff.json)"
+    return "; ".join(
+        f"{ch['path']}: "
+        + " ".join([*(f"+{r}" for r in ch["onlyB"]), *(f"-{r}" for r in ch["onlyA"])])
+        for ch in changes
+    )
+
+
+def _details(comparison: Comparison) -> list[str]:
+    """Per single-run cell whose result differs: the result fields, flipped checks, state."""
+    with_env = len({c["environment"] for c in comparison.cells}) > 1
+    lines = []
+    for cell in comparison.cells:
+        detail = cell["detail"]
+        if detail is None:
+            continue
+        fields = ", ".join(detail["resultFields"]) or "checks"
+        lines.append(f"  {_cell_label(cell, with_env)} {cell['agent']}: result differs in {fields}")
+        checks = [
+            f"{c['label']} ({_passed(c['a'])} -> {_passed(c['b'])})" for c in detail["checks"]
+        ]
+        if checks:
+            lines.append(f"    checks: {'; '.join(checks)}")
+        state = _state_text(detail["stateDiff"])
+        if state:
+            lines.append(f"    state diff: {state}")
+    if lines:
+        lines.insert(
+            0, "Single-run cells that differ (state diff: +row only in B, -row only in A):"
+        )
+    return lines
+
+
+def _agents(comparison: Comparison) -> list[str]:
+    lines = []
+    for agent in comparison.agents:
+        if agent["a"] is None or agent["b"] is None:
+            lines.append(f"pass^k {agent['agent']}: only in {'B' if agent['a'] is None else 'A'}")
+            continue
+        ks = "  ".join(
+            f"k={k} {v['a']:.2f} -> {v['b']:.2f} ({v['delta']:+.2f})"
+            for k, v in agent["passHatK"].items()
+        )
+        tasks = f"{agent['a']['tasks']}/{agent['b']['tasks']}"
+        lines.append(f"pass^k {agent['agent']} (tasks A/B {tasks}): {ks or 'no common k'}")
+    return lines
+
+
+def format_text(comparison: Comparison) -> str:
+    """The report a person reads: sides, table, single-run details, pass^k, counts."""
+    sides = []
+    for letter, side in (("A", comparison.a), ("B", comparison.b)):
+        info = side.to_json()
+        sides.append(
+            f"{letter}: {side.name} ({side.kind}, {info['rollouts']} rollout(s), "
+            f"{info['passed']} passed)"
+        )
+    counts = [f"{n} {_STATUS_TEXT[s]}" for s, n in comparison.counts().items() if n]
+    regressed = len(comparison.regressed)
+    verdict = f"pass rate dropped in {regressed} cell(s)" if regressed else "no pass rate dropped"
+    parts = [sides, _table(comparison), _details(comparison), _agents(comparison)]
+    parts.append([f"{len(comparison.cells)} cells: {', '.join(counts)}; {verdict}"])
+    return "\n\n".join("\n".join(part) for part in parts if part)
