@@ -1,0 +1,74 @@
+"""``silo-view``: a run, group or sweep folder as one static HTML report.
+
+Contract: ``silo-view <run-or-group> [out=<file.html>] [open=true|false]`` renders the folder
+(a path, or a folder name under the project's ``.silo/runs/``) with :func:`silo.view.render`,
+writes it to ``out`` (default ``<folder>/report.html``; a relative path is from the current
+folder) with :func:`silo.view.write_report`, which replaces only an earlier ``silo-view``
+report, and prints the report's absolute path. ``open=true`` also opens it in the default
+browser (a browser that cannot be started is a note on stderr, not a failure). Exit status 0
+written; 2 for a usage mistake, a missing folder, a folder that is no run, group or sweep, or a
+report that cannot be written — one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+import webbrowser
+from pathlib import Path
+
+from silo.cli._args import UsageError, out, parse, parse_bool
+from silo.environment import find_project_dir
+from silo.errors import SiloError
+from silo.view import REPORT_NAME, render, resolve, write_report
+
+__all__ = ["main"]
+
+PROG = "silo-view"
+USAGE = f"""usage: {PROG} <run-or-group> [out=<file.html>] [open=true|false]
+
+Write one self-contained HTML report of a run, group or sweep folder (a path or a folder name
+under .silo/runs/) and print its path: verdict, checks, the trace turn by turn, the state diff,
+the config; for a group or sweep the summary table linking to every run.
+out: where to write it (default: <folder>/{REPORT_NAME}); only an earlier report is replaced.
+open: also open it in the default browser (default: false).
+Exit status: 0 written, 2 a usage mistake, a missing folder or one that holds no run."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    try:
+        args = parse(words, ("out", "open"), positionals=len(words))
+        if args.help:
+            out(USAGE)
+            return 0
+        show = parse_bool("open", args.values.get("open", "false"))
+        if len(args.positionals) != 1:
+            raise UsageError(
+                f"give one folder (got {len(args.positionals)}): {PROG} <run-or-group> "
+                "(a run, group or sweep folder, as a path or a name under .silo/runs/)"
+            )
+        if args.values.get("out") == "":
+            raise UsageError("out= needs a file name, e.g. out=report.html")
+        folder, kind = resolve(args.positionals[0], find_project_dir())
+        target = Path(args.values["out"]).expanduser() if "out" in args.values else None
+        path = write_report(render(folder, kind), target or folder / REPORT_NAME).resolve()
+    except (UsageError, SiloError) as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 2
+    except OSError as exc:  # an unreadable folder, a report that cannot be written
+        sys.stderr.write(f"{PROG}: {exc}; check the folder's permissions or give out=<file>\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+    out(str(path))
+    if show and not _open(path):
+        sys.stderr.write(f"{PROG}: no browser could be started; open {path} yourself\n")
+    return 0
+
+
+def _open(path: Path) -> bool:
+    try:
+        return webbrowser.open(path.as_uri())
+    except webbrowser.Error:
+        return False
