@@ -34,7 +34,7 @@ def compact_encoder(encoder: json.JSONEncoder) -> Any:
     the recursion limit) falls back to ``encoder.encode``, which raises exactly what it always
     raised, so the text and the errors are unchanged.
     """
-    from json.encoder import c_make_encoder
+    from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 
     if c_make_encoder is None or encoder.indent is not None:
         return encoder.encode
@@ -64,7 +64,7 @@ def compact_encoder(encoder: json.JSONEncoder) -> Any:
 
 
 def _exact_loads() -> Any:
-    scan = json.JSONDecoder().scan_once
+    scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
     def loads(text: str) -> Any:
         """``json.loads`` for text this module's encoders made (one value, no padding)."""
@@ -135,7 +135,8 @@ def _pretty(value: Any, indent: str) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)`` at nesting ``indent`` ("\\n" + spaces).
 
     Same checks in the same order as the standard library's encoder, so the text is identical;
-    anything it would reject (or call ``default`` for) raises :class:`_Unusual` instead.
+    anything it would reject (or call ``default`` for) raises :class:`_Unusual` instead. Plain
+    strings, numbers, booleans and nulls inside containers are formatted inline (most values).
     """
     cls = type(value)
     if cls is str:
@@ -147,13 +148,41 @@ def _pretty(value: Any, indent: str) -> str:
         parts = []
         for key, item in value.items():
             ktext = _encode_str(key) if type(key) is str else _key_text(key)
-            parts.append(f"{inner}{ktext}: {_pretty(item, inner)}")
+            kind = type(item)
+            if kind is str:
+                text = _encode_str(item)
+            elif item is None:
+                text = "null"
+            elif item is True:
+                text = "true"
+            elif item is False:
+                text = "false"
+            elif kind is int:
+                text = _int_repr(item)
+            elif kind is float:
+                text = _float_text(item)
+            else:
+                text = _pretty(item, inner)
+            parts.append(f"{inner}{ktext}: {text}")
         return "{" + ",".join(parts) + indent + "}"
     if cls is list or cls is tuple or isinstance(value, (list, tuple)):
         if not value:
             return "[]"
         inner = indent + "  "
-        return "[" + ",".join([inner + _pretty(item, inner) for item in value]) + indent + "]"
+        parts = []
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                parts.append(inner + _encode_str(item))
+            elif kind is dict:
+                parts.append(inner + _pretty(item, inner))
+            elif item is None:
+                parts.append(inner + "null")
+            elif kind is int:
+                parts.append(inner + _int_repr(item))
+            else:
+                parts.append(inner + _pretty(item, inner))
+        return "[" + ",".join(parts) + indent + "]"
     if value is None:
         return "null"
     if value is True:

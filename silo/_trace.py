@@ -55,6 +55,12 @@ def _name_json(tool: str) -> str:
     return found
 
 
+def _finish(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 class TraceWriter:
     __slots__ = ("seq", "_fd", "lines")
 
@@ -72,21 +78,34 @@ class TraceWriter:
             return
         data = (line + "\n").encode("utf-8")
         written = os.write(fd, data)
-        while written < len(data):  # a short write (rare on regular files): finish it
-            data = data[written:]
-            written = os.write(fd, data)
+        if written < len(data):  # a short write (rare on regular files): finish it
+            _finish(fd, data[written:])
 
     def event(self, kind: str, fields: dict[str, Any]) -> None:
         self.seq += 1
         head = {"seq": self.seq, "type": kind, "at": utc_now_iso()}
         self._write(_dumps({**head, **{k: v for k, v in fields.items() if k not in head}}))
 
-    def event_with_json(self, kind: str, fields: dict[str, Any], key: str, raw: str) -> None:
-        """Like :meth:`event` with one more, last, field ``key`` whose JSON text is ``raw``."""
+    def event_with_json(
+        self, kind: str, fields: dict[str, Any], key: str, raw: str, raw_utf8: bytes
+    ) -> None:
+        """Like :meth:`event` with one more, last, field ``key`` whose JSON text is ``raw``.
+
+        ``raw_utf8`` is ``raw`` encoded, so a large cached value is written without copies.
+        """
         self.seq += 1
         head = {"seq": self.seq, "type": kind, "at": utc_now_iso()}
         text = _dumps({**head, **{k: v for k, v in fields.items() if k not in head}})
-        self._write(f"{text[:-1]},{_dumps(key)}:{raw}}}")
+        start = f"{text[:-1]},{_dumps(key)}:"
+        fd = self._fd
+        if fd is None:
+            self.lines.append(f"{start}{raw}}}")
+            return
+        parts = [start.encode("utf-8"), raw_utf8, b"}\n"]
+        written = os.writev(fd, parts)
+        total = sum(len(p) for p in parts)
+        if written < total:
+            _finish(fd, b"".join(parts)[written:])
 
     def tool_call(self, call_id: int, tool: str, input_json: str) -> None:
         self.seq += 1

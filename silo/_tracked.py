@@ -122,7 +122,9 @@ class TrackedList(list[Any]):
     _row: Any
 
     def _t(self, op: _Marker = SET) -> None:
-        self._j.touch(self._top, self._row, None, op)
+        # The list itself is the key, so the journal can tell an append to a top-level log
+        # (kept as a length) from any other change (which saves the whole log).
+        self._j.touch(self._top, self._row, self, op)
 
     def append(self, value: Any) -> None:
         self._t(APPEND)

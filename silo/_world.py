@@ -74,8 +74,20 @@ class _Whole:
         self.pre = pre
 
 
+class _ReadOnly:
+    """The journal of the initial-world views: any change is refused."""
+
+    __slots__ = ()
+
+    def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
+        raise StateMutationError("the initial world is read-only; verifiers must not modify it")
+
+
+_READ_ONLY = _ReadOnly()
+
+
 class _Journal:
-    __slots__ = ("root", "mode", "dirty", "recs", "root_keys")
+    __slots__ = ("root", "mode", "dirty", "recs", "root_keys", "shadows")
 
     def __init__(self) -> None:
         self.root: TrackedDict = TrackedDict()
@@ -83,6 +95,10 @@ class _Journal:
         self.dirty = False
         self.recs: dict[Any, _Rows | _Log | _Whole] = {}
         self.root_keys: list[Any] | None = None
+        # Per collection, a read-only dict equal to it as it was when the rollout began, kept
+        # across rollouts and patched with the touched rows' pre-images only, so initial() and
+        # rollback cost what the rollout touched, not the size of the collection.
+        self.shadows: dict[Any, tuple[Any, TrackedDict]] = {}
 
     def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
         if self.mode != _ACTIVE:
@@ -151,15 +167,27 @@ class _Journal:
             )
         assert type(rec) is _Rows
         pre = rec.pre
+        found = self.shadows.get(top)
+        if found is not None and found[0] is current:
+            shadow = found[1]
+            for key, before in pre.items():
+                if before is not ABSENT:
+                    dict.__setitem__(shadow, key, before)
+            return shadow
         if rec.keys_before is not None:
-            return {k: pre[k] if k in pre else current[k] for k in rec.keys_before}
-        value = dict(current)
-        for key, before in pre.items():
-            if before is ABSENT:
-                value.pop(key, None)
-            else:
-                value[key] = before
-        return value
+            value = {k: pre[k] if k in pre else current[k] for k in rec.keys_before}
+        else:
+            value = dict(current)
+            for key, before in pre.items():
+                if before is ABSENT:
+                    value.pop(key, None)
+                else:
+                    value[key] = before
+        shadow = TrackedDict()
+        shadow._j, shadow._top, shadow._row = _READ_ONLY, top, COLL
+        dict.update(shadow, value)
+        self.shadows[top] = (current, shadow)
+        return shadow
 
     def initial(self) -> dict[Any, Any]:
         if self.root_keys is None:
@@ -180,17 +208,22 @@ class _Journal:
         root = self.root
         for top, rec in self.recs.items():
             if type(rec) is _Whole:
+                self.shadows.pop(top, None)  # a new collection object: its view is rebuilt
                 if rec.pre is ABSENT:
                     dict.pop(root, top, None)
                 else:
                     dict.__setitem__(root, top, rec.pre)
             elif type(rec) is _Rows:
                 coll = dict.__getitem__(root, top)
+                found = self.shadows.get(top)
+                shadow = found[1] if found is not None and found[0] is coll else None
                 for key, before in rec.pre.items():
                     if before is ABSENT:
                         dict.pop(coll, key, None)
                     else:
                         dict.__setitem__(coll, key, before)
+                        if shadow is not None:
+                            dict.__setitem__(shadow, key, before)
                 if rec.keys_before is not None:
                     items = [(k, dict.__getitem__(coll, k)) for k in rec.keys_before]
                     dict.clear(coll)
@@ -230,12 +263,13 @@ class World:
         if self._journal is None:
             self._snapshot = copy.deepcopy(raw)
         self._positions: dict[Any, tuple[Any, dict[Any, int]]] = {}
+        self._logs: dict[Any, tuple[Any, int, frozenset[Any]]] = {}
         tools = list(bind_tools(self.state))
         self.tools: dict[str, Tool] = {}
         for item in tools:
             self.tools[getattr(item, "name", "")] = item
         self.tool_list = tools
-        self.tools_json: str | None = None  # the tool specs as trace JSON, made on first use
+        self.tools_json: tuple[str, bytes, list[Any]] | None = None  # see rollout._tools_json
 
     @property
     def tracked(self) -> bool:
@@ -274,8 +308,16 @@ class World:
             elif type(rec) is _Log and rec.pre is None:
                 log = dict.__getitem__(root, top)
                 added = row_keys(list.__getitem__(log, slice(rec.prefix, None)), rec.prefix)
-                if added:
+                if not added:
+                    continue
+                fresh = set(added)
+                if len(fresh) == len(added) and fresh.isdisjoint(
+                    self._log_keys(top, log, rec.prefix)
+                ):
                     collections[top] = {"added": added, "removed": [], "changed": []}
+                else:  # an appended row reuses a name: the full comparison decides
+                    before = list.__getitem__(log, slice(0, rec.prefix))
+                    diff_value(top, before, log, scalars, collections)
             else:
                 before = journal.initial_value(top, rec)
                 diff_value(top, before, root.get(top, ABSENT), scalars, collections)
@@ -307,6 +349,17 @@ class World:
             removed.sort(key=position.__getitem__)
             changed.sort(key=position.__getitem__)
         return {"added": added, "removed": removed, "changed": changed}
+
+    def _log_keys(self, top: Any, log: Any, prefix: int) -> frozenset[Any]:
+        """The row names of a log as every rollout begins it (its first ``prefix`` rows).
+
+        Computed once per world: rollback restores the log, so they never change.
+        """
+        cached = self._logs.get(top)
+        if cached is None or cached[0] is not log or cached[1] != prefix:
+            names = frozenset(row_keys(list.__getitem__(log, slice(0, prefix))))
+            cached = self._logs[top] = (log, prefix, names)
+        return cached[2]
 
     def _original_positions(self, top: Any, coll: Any, rec: _Rows) -> dict[Any, int]:
         if rec.keys_before is not None:

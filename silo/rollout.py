@@ -19,6 +19,7 @@ The engine knows nothing of Hydra; the CLI composes a config and calls this func
 from __future__ import annotations
 
 import _thread
+import contextvars
 import json
 import os
 import threading
@@ -293,7 +294,8 @@ class _AgentWorker:
             job, self._job = self._job, None
             if job is None:
                 return
-            _run_agent(*job)
+            # A fresh, empty context per agent, as a new thread would start with.
+            contextvars.Context().run(_run_agent, *job)
             del job  # let the finished rollout's objects go
             with self._mutex:
                 if self._retired:
@@ -340,12 +342,15 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_workers)
 
 
-def _tools_json(world: World) -> str:
-    """The ``tools`` of the ``run_start`` event: serialised once per world, not per rollout."""
-    text = world.tools_json
-    if text is None:
-        text = world.tools_json = _trace_dumps([t.spec() for t in world.tool_list])
-    return text
+def _tools_json(world: World) -> tuple[str, bytes, list[dict[str, Any]]]:
+    """The tool specs, and the ``tools`` of the ``run_start`` event serialised once per world
+    (not per rollout): ``(json_text, json_utf8, specs)``."""
+    found = world.tools_json
+    if found is None:
+        specs = [t.spec() for t in world.tool_list]
+        text = _trace_dumps(specs)
+        found = world.tools_json = (text, text.encode("utf-8"), specs)
+    return found
 
 
 def _run_agent(agent: ResolvedAgent, inp: AgentInput, box: dict[str, Any], done: _Done) -> None:
@@ -363,6 +368,20 @@ def _run_agent(agent: ResolvedAgent, inp: AgentInput, box: dict[str, Any], done:
         box["error"] = exc
     finally:
         done.set()
+
+
+_PROJECTS: dict[str, Path] = {}
+
+
+def _project(project_dir: Path | str) -> Path:
+    """``Path(project_dir).resolve()``, remembered for absolute paths (a sweep asks each run)."""
+    key = os.fspath(project_dir)
+    found = _PROJECTS.get(key)
+    if found is None:
+        found = Path(project_dir).resolve()
+        if os.path.isabs(key) and len(_PROJECTS) < 64:
+            _PROJECTS[key] = found
+    return found
 
 
 def _json_value(value: Any) -> Any:
@@ -391,7 +410,7 @@ def run_task(
     ``agent`` is a callable, a name (``solver``, ``noop``, ...), a file or a target (see
     :func:`silo.agents.resolve_agent`). ``run_fields`` are extra keys for ``run.json``.
     """
-    project = Path(project_dir).resolve() if project_dir else find_project_dir()
+    project = _project(project_dir) if project_dir else find_project_dir()
     environment = env if isinstance(env, Environment) else load_environment(env, project)
     the_task = task if isinstance(task, Task) else environment.task(task)
     verifier = environment.verifier_for(the_task)
@@ -418,6 +437,7 @@ def run_task(
     }
     try:
         started_at = utc_now_iso()
+        tools_text, tools_utf8, specs = _tools_json(world)
         trace.event_with_json(
             "run_start",
             {
@@ -429,12 +449,13 @@ def run_task(
                 "config": config,
             },
             "tools",
-            _tools_json(world),
+            tools_text,
+            tools_utf8,
         )
         clock = time.monotonic()
         inp = AgentInput(
             task=the_task.instruction,
-            tools=[dict(t.spec()) for t in world.tool_list],
+            tools=list(map(dict, specs)),
             call_tool=bridge.call_tool,
             signal=bridge.signal,
             seed=seed,
@@ -522,8 +543,8 @@ def run_task(
             write_json_atomic(run_dir / "run.json", run)
     except BaseException:
         reusable = False
-        if held is not None:
-            held.finish(done)  # interrupted while the agent ran: retire its worker
+        if held is not None:  # interrupted while the agent ran
+            _return_worker(held, done)  # kept if its agent returned, else retired
         raise
     finally:
         trace.close()

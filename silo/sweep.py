@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from silo._jsonio import canonical
+from silo.agents import ResolvedAgent, resolve_agent
+from silo.environment import Environment, load_environment
 from silo.errors import SiloError
-from silo.rollout import Budget, RolloutResult, run_task
+from silo.rollout import Budget, RolloutResult, _project, run_task
 
 __all__ = [
     "Outcome",
@@ -45,7 +47,7 @@ class Point:
     seed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a sweep keeps one per rollout: no __dict__ each
 class Outcome:
     point: Point
     repeat: int
@@ -120,6 +122,40 @@ def _append_jsonl(path: Path, record: Mapping[str, Any]) -> None:
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
+class _PointAgent:
+    """A point's agent for each repeat, resolved once when that is all resolving does.
+
+    The first two repeats resolve the spec as ``run_task`` would; when both give the very same
+    callable (a function, a module's ``agent``), later repeats reuse it. A spec that builds a
+    new agent each time (a class, a factory with keyword arguments) keeps being resolved per
+    repeat, and one that fails is left to ``run_task`` to report exactly as before.
+    """
+
+    __slots__ = ("spec", "environment", "project_dir", "seen", "stable", "tries")
+
+    def __init__(self, spec: Any, environment: Environment | None, project_dir: Path) -> None:
+        self.spec, self.environment, self.project_dir = spec, environment, project_dir
+        self.seen: ResolvedAgent | None = None
+        self.stable: ResolvedAgent | None = None
+        self.tries = 0 if environment is not None else 2
+
+    def next(self) -> Any:
+        if self.stable is not None:
+            return self.stable
+        if self.tries >= 2:
+            return self.spec
+        self.tries += 1
+        try:
+            resolved = resolve_agent(self.spec, self.environment, _project(self.project_dir))
+        except Exception:  # noqa: BLE001 - run_task resolves again and reports it as always
+            self.tries = 2
+            return self.spec
+        if self.seen is not None and self.seen.fn is resolved.fn:
+            self.stable = resolved
+        self.seen = resolved
+        return resolved
+
+
 def run_point(
     point: Point,
     repeat: int = 0,
@@ -127,13 +163,19 @@ def run_point(
     project_dir: Path,
     runs_dir: Path,
     group_id: str | None = None,
+    environment: Environment | None = None,
+    agent: Any = None,
 ) -> RolloutResult:
-    """Run repeat ``repeat`` of ``point`` (seed ``point.seed + repeat``)."""
+    """Run repeat ``repeat`` of ``point`` (seed ``point.seed + repeat``).
+
+    ``environment`` is ``point.env`` already loaded and ``agent`` ``point.agent`` already
+    resolved, so repeats skip finding them again.
+    """
     fields = {"pointId": point_id(point, repeat), "repeat": repeat} if group_id else None
     return run_task(
-        point.env,
+        environment if environment is not None else point.env,
         point.task,
-        point.agent,
+        point.agent if agent is None else agent,
         point.budget,
         project_dir=project_dir,
         runs_dir=runs_dir,
@@ -160,6 +202,11 @@ def run_points(
     bar = _Progress(len(points) * runs, progress)
     outcomes: list[Outcome] = []
     for point in points:
+        try:  # once per point; a point whose environment cannot load reports it per rollout
+            environment: Environment | None = load_environment(point.env, project_dir)
+        except SiloError:
+            environment = None
+        agents = _PointAgent(point.agent, environment, project_dir)
         for repeat in range(runs):
             pid = point_id(point, repeat)
             label = f"{point.task} {point.agent_label} #{repeat + 1}"
@@ -172,7 +219,13 @@ def run_points(
                 continue
             try:
                 result = run_point(
-                    point, repeat, project_dir=project_dir, runs_dir=group_dir, group_id=group_id
+                    point,
+                    repeat,
+                    project_dir=project_dir,
+                    runs_dir=group_dir,
+                    group_id=group_id,
+                    environment=environment,
+                    agent=agents.next(),
                 )
             except SiloError as exc:
                 _append_jsonl(

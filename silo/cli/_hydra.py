@@ -108,8 +108,6 @@ def check_group_overrides(args: list[str], project: Path) -> None:
 
 
 def _check_key(key: str) -> None:
-    import difflib
-
     head, _, rest = key.partition(".")
     if head in ("hydra", "agent") or "/" in head:
         return  # Hydra checks these itself; agents take arbitrary keys
@@ -120,6 +118,8 @@ def _check_key(key: str) -> None:
         wrong, choices = rest, BUDGET_KEYS
     else:
         return
+    import difflib  # only to word the error: a 2 ms import no valid command line should pay
+
     close = difflib.get_close_matches(wrong, choices, n=1)
     hint = f"did you mean {close[0]}? " if close else ""
     raise SiloError(

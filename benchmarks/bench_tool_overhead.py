@@ -1,0 +1,249 @@
+"""Benchmark 2 — the framework's cost per tool call, beyond the tool body.
+
+One journaled CRM world and the engine's tool bridge (``silo.rollout._Bridge``, what an agent's
+``call_tool`` is). For each tool and input, calls through the bridge and direct calls of
+``tool.run(state, input)`` on the same input alternate; the overhead of each pair is
+``bridge - direct``. Reported: the median and p90 of those paired differences, which is what
+the engine adds per call (input copy, schema validation, output serialisation and copy, two
+trace events, the budget lock).
+
+Two trace modes: ``memory`` (trace lines kept in memory, as with ``write_artifacts=False``) and
+``file`` (streamed to ``trace.jsonl`` with a flush per event, as in a real run). The target is
+checked against the no-op tool in memory mode and reported for every row.
+
+Invalid input still goes through jsonschema's full report: the last check confirms that an
+input with three mistakes comes back with all three listed.
+"""
+
+from __future__ import annotations
+
+import gc
+import shutil
+
+from _common import (
+    ROOT,
+    Report,
+    header,
+    median,
+    p90,
+    parser,
+    perf_counter,
+    pin_one_cpu,
+    scratch,
+    us,
+)
+
+CRM_CALLS = [
+    ("get_current_date", {}),
+    ("get_user", {"userId": "USR-003"}),
+    ("get_opportunity", {"opportunityId": "OPP-007"}),
+    ("search_accounts", {"query": "north"}),
+    ("list_opportunities", {"ownerId": "USR-004", "status": "open", "limit": 500}),
+]
+
+
+def paired(bridge, tool, args, n: int) -> tuple[list[float], list[float], list[float]]:  # type: ignore[no-untyped-def]
+    state = bridge.world.state
+    run = tool.run
+    call = bridge.call_tool
+    name = tool.name
+    via, direct, diff = [], [], []
+    for _ in range(min(200, n)):  # warm-up
+        call(name, args)
+        run(state, args)
+    gc.disable()
+    try:
+        for _ in range(n):
+            t0 = perf_counter()
+            call(name, args)
+            t1 = perf_counter()
+            run(state, args)
+            t2 = perf_counter()
+            via.append(t1 - t0)
+            direct.append(t2 - t1)
+            diff.append((t1 - t0) - (t2 - t1))
+    finally:
+        gc.enable()
+    bridge.trace.lines.clear()
+    bridge.calls = 0
+    return via, direct, diff
+
+
+def rollout_overheads(env, rounds: int) -> list[tuple[str, float, float]]:  # type: ignore[no-untyped-def]
+    """(tool, call_tool seconds seen by the agent, tool.run seconds) for every call of
+    ``rounds`` solver rollouts of each CRM task, through ``run_task`` (trace in memory)."""
+    import dataclasses
+
+    from silo.agents import resolve_agent
+    from silo.rollout import run_task
+
+    solver = resolve_agent("solver", env, ROOT).fn
+    last_run = [0.0]
+    records: list[tuple[str, float, float]] = []
+
+    def timed(run):  # type: ignore[no-untyped-def]
+        def run_timed(state, args):  # type: ignore[no-untyped-def]
+            t0 = perf_counter()
+            try:
+                return run(state, args)
+            finally:
+                last_run[0] = perf_counter() - t0
+
+        return run_timed
+
+    world = env.pool.acquire()  # the pool hands this same world to every run_task below
+    for name, tool in list(world.tools.items()):
+        world.tools[name] = dataclasses.replace(tool, run=timed(tool.run))
+    env.pool.release(world)
+
+    def agent(inp):  # type: ignore[no-untyped-def]
+        def call_tool(name, input=None):  # type: ignore[no-untyped-def]
+            t0 = perf_counter()
+            result = inp.call_tool(name, input)
+            records.append((name, perf_counter() - t0, last_run[0]))
+            return result
+
+        return solver(dataclasses.replace(inp, call_tool=call_tool))
+
+    for task_id in env.tasks:
+        run_task(env, task_id, agent, project_dir=ROOT, write_artifacts=False)
+    records.clear()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            for task_id in env.tasks:
+                assert run_task(env, task_id, agent, project_dir=ROOT, write_artifacts=False).passed
+    finally:
+        gc.enable()
+    world = env.pool.acquire()
+    for name, tool in list(world.tools.items()):
+        world.tools[name] = dataclasses.replace(tool, run=tool.run.__closure__[0].cell_contents)
+    env.pool.release(world)
+    return records
+
+
+def main() -> None:
+    args = parser(__doc__.splitlines()[0], pin=True).parse_args()
+    cpu = None if args.no_pin else pin_one_cpu()
+    header("bench_tool_overhead: engine cost per tool call beyond the tool body", args.quick, cpu)
+    report = Report("tool_overhead", args)
+    n = 200 if args.quick else 20000
+
+    from silo._trace import TraceWriter
+    from silo.environment import load_environment
+    from silo.rollout import Budget, _Bridge
+    from silo.tools import define_tool
+
+    env = load_environment("crm", ROOT)
+    world = env.pool.acquire()
+    noop = define_tool(
+        "noop",
+        "does nothing",
+        {"type": "object", "properties": {}, "additionalProperties": False},
+        lambda state, args: {},
+    )
+    world.tools["noop"] = noop
+    budget = Budget(max_tool_calls=10**9)
+    rows = []
+    tmp = scratch("overhead-")
+    try:
+        for mode in ("memory", "file"):
+            path = tmp / f"trace-{mode}.jsonl" if mode == "file" else None
+            trace = TraceWriter(path)
+            bridge = _Bridge(world, trace, budget)
+            for name, tool_args in [("noop", {}), *CRM_CALLS]:
+                tool = world.tools[name]
+                via, direct, diff = paired(bridge, tool, tool_args, n)
+                key = f"{mode}:{name}"
+                report.figure(
+                    key,
+                    {
+                        "bridgeMedianUs": median(via) * 1e6,
+                        "toolMedianUs": median(direct) * 1e6,
+                        "overheadMedianUs": median(diff) * 1e6,
+                        "overheadP90Us": p90(diff) * 1e6,
+                    },
+                )
+                rows.append(
+                    [
+                        mode,
+                        name,
+                        us(median(via)),
+                        us(median(direct)),
+                        us(median(diff)),
+                        us(p90(diff)),
+                    ]
+                )
+                if path is not None:
+                    trace.close()
+                    trace = TraceWriter(path)
+                    bridge = _Bridge(world, trace, budget)
+            trace.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        env.pool.release(world, reusable=False)
+    report.print_table(
+        ["trace", "tool", "call_tool µs", "tool.run µs", "overhead µs", "overhead p90 µs"],
+        rows,
+        title=f"{n} paired calls per row (median / p90 of bridge - direct)",
+    )
+
+    # Real rollouts: every tool call the solver makes on the six tasks, timed from the agent.
+    records = rollout_overheads(env, 5 if args.quick else 500)
+    by_tool: dict[str, list[float]] = {}
+    for name, seen, body in records:
+        by_tool.setdefault(name, []).append(seen - body)
+    all_over = [seen - body for _, seen, body in records]
+    rows = [[name, len(v), us(median(v)), us(p90(v))] for name, v in sorted(by_tool.items())]
+    rows.append(["ALL CALLS", len(all_over), us(median(all_over)), us(p90(all_over))])
+    report.print_table(
+        ["tool (solver rollouts, run_task)", "calls", "overhead µs", "p90 µs"],
+        rows,
+        title="per-call overhead inside real rollouts: call_tool as the agent sees it - tool.run",
+    )
+    report.figure("rolloutCallsMedianUs", median(all_over) * 1e6)
+    report.figure("rolloutCallsP90Us", p90(all_over) * 1e6)
+
+    # Invalid input: every problem listed, through the full jsonschema report.
+    world = env.pool.acquire()
+    try:
+        bridge = _Bridge(world, TraceWriter(None), budget)
+        bad = {"actorId": "nobody", "opportunityId": 7, "colour": "red"}
+        t0 = perf_counter()
+        result = bridge.call_tool("update_opportunity", bad)
+        first = perf_counter() - t0
+        bad_times = []
+        for _ in range(20 if args.quick else 500):
+            t0 = perf_counter()
+            bridge.call_tool("update_opportunity", bad)
+            bad_times.append(perf_counter() - t0)
+            bridge.calls = 0
+    finally:
+        env.pool.release(world)
+    problems = result["output"]["details"]["problems"]
+    print(
+        f"invalid input ({len(problems)} problems, first call {us(first)} µs, then median "
+        f"{us(median(bad_times))} µs):"
+    )
+    for line in problems:
+        print(f"  - {line}")
+    complete = result["isError"] and len(problems) == 3
+    report.figure("invalidInputProblems", problems)
+    report.figure("invalidInputMedianUs", median(bad_times) * 1e6)
+    print(f"invalid input reports every problem: {'yes' if complete else 'NO'}")
+    print()
+    noop_median = report.figures["memory:noop"]["overheadMedianUs"]
+    report.ratio("overhead_us_per_call(noop tool, median)", noop_median, 15)
+    report.ratio(
+        "overhead_us_per_call(CRM solver rollouts, median)",
+        report.figures["rolloutCallsMedianUs"],
+        15,
+    )
+    worst = max(v["overheadMedianUs"] for k, v in report.figures.items() if ":" in k)
+    report.ratio("overhead_us_per_call(worst paired row, median)", worst, 15)
+    report.ratio("invalid_input_problems_listed", float(len(problems)), 3, ">=")
+    report.done()
+
+
+if __name__ == "__main__":
+    main()
