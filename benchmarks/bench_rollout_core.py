@@ -18,12 +18,13 @@ from _common import ROOT, Report, header, median, p90, parser, pin_one_cpu, samp
 
 def core_loop(env, task, agent_fn):  # type: ignore[no-untyped-def]
     """One rollout through the engine's parts, on this thread."""
+    from silo._bridge import Bridge
     from silo._trace import TraceWriter
     from silo.agent import AgentInput
-    from silo.rollout import Budget, _Bridge, _grade
+    from silo.rollout import Budget, _grade
 
     world = env.pool.acquire()
-    bridge = _Bridge(world, TraceWriter(None), Budget())
+    bridge = Bridge(world, TraceWriter(None), Budget().max_tool_calls)
     inp = AgentInput(
         task=task.instruction,
         tools=[dict(t.spec()) for t in world.tool_list],

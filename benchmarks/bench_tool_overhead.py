@@ -1,6 +1,6 @@
 """Benchmark 2 — the framework's cost per tool call, beyond the tool body.
 
-One journaled CRM world and the engine's tool bridge (``silo.rollout._Bridge``, what an agent's
+One journaled CRM world and the engine's tool bridge (``silo._bridge.Bridge``, what an agent's
 ``call_tool`` is). For each tool and input, calls through the bridge and direct calls of
 ``tool.run(state, input)`` on the same input alternate; the overhead of each pair is
 ``bridge - direct``. Reported: the median and p90 of those paired differences, which is what
@@ -129,9 +129,10 @@ def main() -> None:
     report = Report("tool_overhead", args)
     n = 200 if args.quick else 20000
 
+    from silo._bridge import Bridge
     from silo._trace import TraceWriter
     from silo.environment import load_environment
-    from silo.rollout import Budget, _Bridge
+    from silo.rollout import Budget
     from silo.tools import define_tool
 
     env = load_environment("crm", ROOT)
@@ -150,7 +151,7 @@ def main() -> None:
         for mode in ("memory", "file"):
             path = tmp / f"trace-{mode}.jsonl" if mode == "file" else None
             trace = TraceWriter(path)
-            bridge = _Bridge(world, trace, budget)
+            bridge = Bridge(world, trace, budget.max_tool_calls)
             for name, tool_args in [("noop", {}), *CRM_CALLS]:
                 tool = world.tools[name]
                 via, direct, diff = paired(bridge, tool, tool_args, n)
@@ -177,7 +178,7 @@ def main() -> None:
                 if path is not None:
                     trace.close()
                     trace = TraceWriter(path)
-                    bridge = _Bridge(world, trace, budget)
+                    bridge = Bridge(world, trace, budget.max_tool_calls)
             trace.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -207,7 +208,7 @@ def main() -> None:
     # Invalid input: every problem listed, through the full jsonschema report.
     world = env.pool.acquire()
     try:
-        bridge = _Bridge(world, TraceWriter(None), budget)
+        bridge = Bridge(world, TraceWriter(None), budget.max_tool_calls)
         bad = {"actorId": "nobody", "opportunityId": 7, "colour": "red"}
         t0 = perf_counter()
         result = bridge.call_tool("update_opportunity", bad)

@@ -90,14 +90,15 @@ def build_world(factor_bytes: int, workdir: Path, label: str) -> tuple[Path, int
 
 def _rollout_parts(env: Any, task: Any, agent_fn: Any) -> tuple[float, ...]:
     """Agent+tools, initial(), verifier, diff and rollback of one rollout, timed here."""
+    from silo._bridge import Bridge
     from silo._trace import TraceWriter
     from silo.agent import AgentInput, output_text
-    from silo.rollout import Budget, _Bridge
+    from silo.rollout import Budget
     from silo.verifiers import VerifierContext, score
 
     t0 = perf_counter()
     world = env.pool.acquire()
-    bridge = _Bridge(world, TraceWriter(None), Budget())
+    bridge = Bridge(world, TraceWriter(None), Budget().max_tool_calls)
     inp = AgentInput(
         task=task.instruction,
         tools=[dict(t.spec()) for t in world.tool_list],

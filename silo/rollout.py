@@ -18,29 +18,24 @@ The engine knows nothing of Hydra; the CLI composes a config and calls this func
 
 from __future__ import annotations
 
-import _thread
-import contextvars
-import json
 import os
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silo._jsonio import compact_encoder, exact_loads, write_json_atomic
+from silo._agent_thread import release_worker, start_agent
+from silo._bridge import Bridge, json_value
+from silo._jsonio import write_json_atomic
 from silo._modules import describe_exception
-from silo._schema import InputValidator, validator_for
 from silo._trace import TraceWriter, utc_now_iso
 from silo._trace import _dumps as _trace_dumps
 from silo._world import World
 from silo.agent import (
     AgentError,
     AgentInput,
-    CancelSignal,
     RunLimitError,
-    ToolResult,
     output_text,
     unwrap_output,
 )
@@ -49,18 +44,11 @@ from silo.artifacts import allocate_run_dir, build_result
 from silo.environment import Environment, find_project_dir, load_environment
 from silo.errors import SiloError
 from silo.tasks import Task
-from silo.tools import Tool, ToolError
 from silo.verifiers import Score, VerifierContext, score
 
 __all__ = ["Budget", "RolloutResult", "run_task"]
 
-# Compact JSON in, Python values out: every tool input and output crosses the bridge this way.
-_dumps = compact_encoder(
-    json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-)
-_loads = exact_loads  # only ever reads text _dumps made
 _GRACE_S = 0.3  # how long a timed-out agent may take to return on its own
-_perf = time.perf_counter
 _TOOL_WAIT_S = 0.5  # how long grading waits for a tool still running at the timeout
 
 
@@ -131,217 +119,6 @@ class RolloutResult:
         return int(self.result["toolCalls"])
 
 
-class _Bridge:
-    """The agent's side of the rollout: ``call_tool``, budgets and termination."""
-
-    def __init__(self, world: World, trace: TraceWriter, budget: Budget) -> None:
-        self.world = world
-        self.trace = trace
-        self.max_calls = budget.max_tool_calls
-        self.calls = 0
-        self.errors = 0
-        self.reason: str | None = None
-        self.signal = CancelSignal()
-        self.lock = threading.Lock()
-        self.usage: dict[str, float] = {}
-
-    def end(self, reason: str) -> None:
-        """First reason wins: a run stopped by its tool limit stays ``max_tool_calls``."""
-        if self.reason is None:
-            self.reason = reason
-            self.signal._abort(reason)
-
-    def call_tool(self, name: str, input: Any = None) -> ToolResult:
-        with self.lock:
-            if self.reason is not None:
-                raise RunLimitError(self.reason, f"Run ended: {self.reason}.")
-            if self.calls >= self.max_calls:
-                self.end("max_tool_calls")
-                raise RunLimitError(
-                    "max_tool_calls", f"Tool call limit exceeded ({self.max_calls})."
-                )
-            self.calls += 1
-            call_id = self.calls
-            if input is None or (type(input) is dict and not input):
-                input_json, args = "{}", {}
-            else:
-                try:
-                    input_json = _dumps(input)
-                    args = _loads(input_json)
-                except (TypeError, ValueError):
-                    input_json, args = _dumps(repr(input)), None
-            trace = self.trace
-            trace.tool_call(call_id, name, input_json)
-            started = _perf()
-            output_json, is_error = self._dispatch(name, args)
-            elapsed = (_perf() - started) * 1000
-            if is_error:
-                self.errors += 1
-            trace.tool_result(call_id, name, output_json, is_error, elapsed)
-            return ToolResult(output=_loads(output_json), isError=is_error)
-
-    def _dispatch(self, name: str, args: Any) -> tuple[str, bool]:
-        tool = self.world.tools.get(name)
-        if tool is None:
-            return _error(
-                "tool_not_found", f'Unknown tool "{name}"; call one of the tools offered.'
-            )
-        if type(args) is not dict:
-            return _error(
-                "invalid_input",
-                f'Invalid arguments for "{name}": input must be a JSON object.',
-                {"problems": ["input must be a JSON object"]},
-            )
-        problems = _validator(tool).problems(args)
-        if problems:
-            return _error(
-                "invalid_input",
-                f'Invalid arguments for "{name}": {"; ".join(problems)}.',
-                {"problems": problems},
-            )
-        try:
-            raw = tool.run(self.world.state, args)
-        except ToolError as exc:
-            return _dumps_error(exc.to_output())
-        except RunLimitError:
-            raise
-        except Exception as exc:
-            return _error("tool_crashed", f"{type(exc).__name__}: {exc}")
-        try:
-            return _dumps(raw), False
-        except (TypeError, ValueError) as exc:
-            return _error("tool_crashed", f'"{name}" returned a value that is not JSON: {exc}')
-
-    def emit(self, kind: str, data: Mapping[str, Any]) -> None:
-        with self.lock:
-            self.trace.event(kind, dict(data))
-            usage = data.get("usage") if kind == "model_step" else None
-            if isinstance(usage, Mapping):
-                for key, value in usage.items():
-                    if isinstance(value, (int, float)) and not isinstance(value, bool):
-                        self.usage[key] = self.usage.get(key, 0) + value
-
-
-def _validator(tool: Tool) -> InputValidator:
-    found = tool.__dict__.get("_validator")
-    if found is None:
-        found = validator_for(tool.input_schema)
-        object.__setattr__(tool, "_validator", found)
-    return found
-
-
-def _dumps_error(output: dict[str, Any]) -> tuple[str, bool]:
-    try:
-        return _dumps(output), True
-    except (TypeError, ValueError):
-        return _dumps({"code": output.get("code"), "message": str(output.get("message"))}), True
-
-
-def _error(code: str, message: str, details: dict[str, Any] | None = None) -> tuple[str, bool]:
-    output: dict[str, Any] = {"code": code, "message": message}
-    if details is not None:
-        output["details"] = details
-    return _dumps_error(output)
-
-
-class _Done:
-    """A one-shot "the agent returned" flag (an Event without the Condition machinery)."""
-
-    __slots__ = ("_lock", "flag")
-
-    def __init__(self) -> None:
-        self._lock = _thread.allocate_lock()
-        self._lock.acquire()
-        self.flag = False
-
-    def set(self) -> None:
-        self.flag = True
-        self._lock.release()
-
-    def is_set(self) -> bool:
-        return self.flag
-
-    def wait(self, timeout: float) -> bool:
-        if self.flag:
-            return True
-        if self._lock.acquire(True, timeout):
-            self._lock.release()  # every later wait returns at once
-        return self.flag
-
-
-class _AgentWorker:
-    """A daemon thread that runs agents one after another, so a rollout needs no new thread.
-
-    A worker whose agent is still running when its rollout ends (abandoned after a timeout) is
-    retired: it exits once that agent returns, and a new worker takes its place.
-    """
-
-    __slots__ = ("_go", "_job", "_mutex", "_retired", "thread")
-
-    def __init__(self) -> None:
-        self._go = _thread.allocate_lock()
-        self._go.acquire()
-        self._job: tuple[Any, ...] | None = None
-        self._mutex = _thread.allocate_lock()
-        self._retired = False
-        self.thread = threading.Thread(target=self._loop, daemon=True, name="silo-agent")
-        self.thread.start()
-
-    def _loop(self) -> None:
-        go = self._go
-        while True:
-            go.acquire()
-            job, self._job = self._job, None
-            if job is None:
-                return
-            # A fresh, empty context per agent, as a new thread would start with.
-            contextvars.Context().run(_run_agent, *job)
-            del job  # let the finished rollout's objects go
-            with self._mutex:
-                if self._retired:
-                    return
-
-    def submit(self, name: str, job: tuple[Any, ...]) -> None:
-        self.thread.name = name
-        self._job = job
-        self._go.release()
-
-    def finish(self, done: _Done) -> bool:
-        """After a rollout: True when the agent returned (the worker is free again)."""
-        with self._mutex:
-            if done.is_set():
-                return True
-            self._retired = True
-            return False
-
-
-_IDLE: list[_AgentWorker] = []
-_IDLE_LOCK = _thread.allocate_lock()
-
-
-def _take_worker() -> _AgentWorker:
-    with _IDLE_LOCK:
-        if _IDLE:
-            return _IDLE.pop()
-    return _AgentWorker()
-
-
-def _return_worker(worker: _AgentWorker, done: _Done) -> None:
-    if worker.finish(done):
-        with _IDLE_LOCK:
-            _IDLE.append(worker)
-
-
-def _forget_workers() -> None:
-    global _IDLE_LOCK
-    _IDLE.clear()  # their threads do not exist in a forked child
-    _IDLE_LOCK = _thread.allocate_lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_workers)
-
-
 def _tools_json(world: World) -> tuple[str, bytes, list[dict[str, Any]]]:
     """The tool specs, and the ``tools`` of the ``run_start`` event serialised once per world
     (not per rollout): ``(json_text, json_utf8, specs)``."""
@@ -351,23 +128,6 @@ def _tools_json(world: World) -> tuple[str, bytes, list[dict[str, Any]]]:
         text = _trace_dumps(specs)
         found = world.tools_json = (text, text.encode("utf-8"), specs)
     return found
-
-
-def _run_agent(agent: ResolvedAgent, inp: AgentInput, box: dict[str, Any], done: _Done) -> None:
-    try:
-        returned = agent.fn(inp)
-        if hasattr(returned, "__await__"):
-            import asyncio
-
-            async def _await() -> Any:
-                return await returned
-
-            returned = asyncio.run(_await())
-        box["returned"] = returned
-    except BaseException as exc:  # noqa: BLE001 - any failure of the agent is reported
-        box["error"] = exc
-    finally:
-        done.set()
 
 
 _PROJECTS: dict[str, Path] = {}
@@ -382,13 +142,6 @@ def _project(project_dir: Path | str) -> Path:
         if os.path.isabs(key) and len(_PROJECTS) < 64:
             _PROJECTS[key] = found
     return found
-
-
-def _json_value(value: Any) -> Any:
-    try:
-        return _loads(_dumps(value))
-    except (TypeError, ValueError):
-        return str(value)
 
 
 def run_task(
@@ -420,7 +173,7 @@ def run_task(
     )
     world = environment.pool.acquire()
     reusable = True
-    held: _AgentWorker | None = None
+    held: Any = None  # the agent's worker thread while the agent runs
     run_id: str | None = None
     run_dir: Path | None = None
     if write_artifacts:
@@ -428,7 +181,7 @@ def run_task(
             Path(runs_dir) if runs_dir else project / ".silo" / "runs"
         )
     trace = TraceWriter(run_dir / "trace.jsonl" if run_dir else None)
-    bridge = _Bridge(world, trace, limits)
+    bridge = Bridge(world, trace, limits.max_tool_calls)
     config = {
         "maxToolCalls": limits.max_tool_calls,
         "timeoutMs": limits.timeout_ms,
@@ -464,10 +217,7 @@ def run_task(
             deadline=clock + limits.timeout_ms / 1000,
             emit=bridge.emit,
         )
-        box: dict[str, Any] = {}
-        done = _Done()
-        worker = held = _take_worker()
-        worker.submit(f"silo-agent-{run_id or the_task.id}", (resolved, inp, box, done))
+        held, done, box = start_agent(resolved, inp, f"silo-agent-{run_id or the_task.id}")
         if not done.wait(limits.timeout_ms / 1000):
             bridge.end("timeout")
             done.wait(_GRACE_S)
@@ -478,8 +228,8 @@ def run_task(
             bridge.lock.release()
         if not done.is_set():
             reusable = False
-        held = None
-        _return_worker(worker, done)
+        worker, held = held, None
+        release_worker(worker, done)
         reason, error, output = _settle(bridge, box)
         duration_ms = (time.monotonic() - clock) * 1000
         trace.event("agent_output", {"output": output})
@@ -544,7 +294,7 @@ def run_task(
     except BaseException:
         reusable = False
         if held is not None:  # interrupted while the agent ran
-            _return_worker(held, done)  # kept if its agent returned, else retired
+            release_worker(held, done)  # kept if its agent returned, else retired
         raise
     finally:
         trace.close()
@@ -554,12 +304,12 @@ def run_task(
     )
 
 
-def _settle(bridge: _Bridge, box: dict[str, Any]) -> tuple[str, str | None, Any]:
+def _settle(bridge: Bridge, box: dict[str, Any]) -> tuple[str, str | None, Any]:
     """Termination reason, error and output once the agent returned, raised or was abandoned."""
     reason = bridge.reason if bridge.reason not in (None, "completed") else None
     failure = box.get("error")
     if "returned" in box:
-        return reason or "completed", None, _json_value(unwrap_output(box["returned"]))
+        return reason or "completed", None, json_value(unwrap_output(box["returned"]))
     if isinstance(failure, RunLimitError):
         return reason or failure.reason, str(failure), None
     if isinstance(failure, AgentError):

@@ -1,0 +1,155 @@
+"""The bridge between an agent and its world: ``call_tool``, budgets and termination.
+
+Contract: :class:`Bridge` is the only way an agent acts. Each call is counted, recorded in the
+trace (``tool_call`` then ``tool_result``), validated against the tool's schema before the tool
+runs, and answered with a :class:`ToolResult` whose output is a JSON copy (never a reference
+into state). Unknown tools, invalid input, refusals (``ToolError``) and crashes are error
+results, never exceptions. The call over ``max_tool_calls`` is refused unrecorded, and once the
+run has ended (``end``: first reason wins) every call raises :class:`RunLimitError`. Tool calls
+hold ``lock``, so the engine can wait for a running tool before it grades the world.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from silo._jsonio import compact_encoder, exact_loads
+from silo._schema import InputValidator, validator_for
+from silo._trace import TraceWriter
+from silo._world import World
+from silo.agent import CancelSignal, RunLimitError, ToolResult
+from silo.tools import Tool, ToolError
+
+__all__ = ["Bridge", "json_value"]
+
+# Compact JSON in, Python values out: every tool input and output crosses the bridge this way.
+_dumps = compact_encoder(
+    json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+)
+_loads = exact_loads  # only ever reads text _dumps made
+_perf = time.perf_counter
+
+
+def json_value(value: Any) -> Any:
+    """A JSON copy of ``value`` (its ``str`` when it is not JSON), as artifacts record it."""
+    try:
+        return _loads(_dumps(value))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class Bridge:
+    """The agent's side of the rollout: ``call_tool``, budgets and termination."""
+
+    def __init__(self, world: World, trace: TraceWriter, max_tool_calls: int) -> None:
+        self.world = world
+        self.trace = trace
+        self.max_calls = max_tool_calls
+        self.calls = 0
+        self.errors = 0
+        self.reason: str | None = None
+        self.signal = CancelSignal()
+        self.lock = threading.Lock()
+        self.usage: dict[str, float] = {}
+
+    def end(self, reason: str) -> None:
+        """First reason wins: a run stopped by its tool limit stays ``max_tool_calls``."""
+        if self.reason is None:
+            self.reason = reason
+            self.signal._abort(reason)
+
+    def call_tool(self, name: str, input: Any = None) -> ToolResult:
+        with self.lock:
+            if self.reason is not None:
+                raise RunLimitError(self.reason, f"Run ended: {self.reason}.")
+            if self.calls >= self.max_calls:
+                self.end("max_tool_calls")
+                raise RunLimitError(
+                    "max_tool_calls", f"Tool call limit exceeded ({self.max_calls})."
+                )
+            self.calls += 1
+            call_id = self.calls
+            if input is None or (type(input) is dict and not input):
+                input_json, args = "{}", {}
+            else:
+                try:
+                    input_json = _dumps(input)
+                    args = _loads(input_json)
+                except (TypeError, ValueError):
+                    input_json, args = _dumps(repr(input)), None
+            trace = self.trace
+            trace.tool_call(call_id, name, input_json)
+            started = _perf()
+            output_json, is_error = self._dispatch(name, args)
+            elapsed = (_perf() - started) * 1000
+            if is_error:
+                self.errors += 1
+            trace.tool_result(call_id, name, output_json, is_error, elapsed)
+            return ToolResult(output=_loads(output_json), isError=is_error)
+
+    def _dispatch(self, name: str, args: Any) -> tuple[str, bool]:
+        tool = self.world.tools.get(name)
+        if tool is None:
+            return _error(
+                "tool_not_found", f'Unknown tool "{name}"; call one of the tools offered.'
+            )
+        if type(args) is not dict:
+            return _error(
+                "invalid_input",
+                f'Invalid arguments for "{name}": input must be a JSON object.',
+                {"problems": ["input must be a JSON object"]},
+            )
+        problems = _validator(tool).problems(args)
+        if problems:
+            return _error(
+                "invalid_input",
+                f'Invalid arguments for "{name}": {"; ".join(problems)}.',
+                {"problems": problems},
+            )
+        try:
+            raw = tool.run(self.world.state, args)
+        except ToolError as exc:
+            return _dumps_error(exc.to_output())
+        except RunLimitError:
+            raise
+        except Exception as exc:
+            return _error("tool_crashed", f"{type(exc).__name__}: {exc}")
+        try:
+            return _dumps(raw), False
+        except (TypeError, ValueError) as exc:
+            return _error("tool_crashed", f'"{name}" returned a value that is not JSON: {exc}')
+
+    def emit(self, kind: str, data: Mapping[str, Any]) -> None:
+        with self.lock:
+            self.trace.event(kind, dict(data))
+            usage = data.get("usage") if kind == "model_step" else None
+            if isinstance(usage, Mapping):
+                for key, value in usage.items():
+                    if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        self.usage[key] = self.usage.get(key, 0) + value
+
+
+def _validator(tool: Tool) -> InputValidator:
+    found = tool.__dict__.get("_validator")
+    if found is None:
+        found = validator_for(tool.input_schema)
+        object.__setattr__(tool, "_validator", found)
+    return found
+
+
+def _dumps_error(output: dict[str, Any]) -> tuple[str, bool]:
+    try:
+        return _dumps(output), True
+    except (TypeError, ValueError):
+        return _dumps({"code": output.get("code"), "message": str(output.get("message"))}), True
+
+
+def _error(code: str, message: str, details: dict[str, Any] | None = None) -> tuple[str, bool]:
+    output: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        output["details"] = details
+    return _dumps_error(output)
