@@ -150,6 +150,16 @@ def summarize(group_dir: Path) -> dict[str, Any]:
     }
 
 
+def _shown_ks(n: int) -> set[int]:
+    """The k the table prints: 1, 2, 3, 5, 10, 20, 50, 100, … and n (summary.json has every k)."""
+    shown = {k for k in (1, 2, 3) if k <= n} | {n}
+    scale = 1
+    while 5 * scale < n:
+        shown |= {k * scale for k in (5, 10, 20) if k * scale < n}
+        scale *= 10
+    return shown
+
+
 def format_table(summary: dict[str, Any]) -> str:
     header = f"{'task':<14}{'agent':<12}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}{'calls':>7}  reasons / pass^k"
     lines = [header, "-" * len(header)]
@@ -160,7 +170,8 @@ def format_table(summary: dict[str, Any]) -> str:
             f"{row['passRate']:>7.2f}{row['meanReward']:>8.2f}{row['meanToolCalls']:>7.1f}  {reasons}"
         )
     for agent in summary["agents"]:
-        ks = " ".join(f"k={k}:{v:.2f}" for k, v in agent["passHatK"].items())
+        shown = _shown_ks(len(agent["passHatK"]))
+        ks = " ".join(f"k={k}:{v:.2f}" for k, v in agent["passHatK"].items() if int(k) in shown)
         lines.append(f"pass^k {agent['agent']:<12} over {agent['tasks']} task(s): {ks}")
     infra = summary["infraErrors"]
     if infra:

@@ -127,3 +127,28 @@ def test_progress_is_quiet_unless_asked(
     assert "[1/2] TASK-001 solver #1 PASS" in err and err.endswith(
         "[2/2] TASK-001 solver #2 PASS\n"
     )
+
+
+def test_table_prints_a_readable_set_of_k() -> None:
+    from silo.summary import format_table
+
+    summary = {
+        "rows": [],
+        "agents": [
+            {
+                "agent": "a",
+                "tasks": 1,
+                "runs": 1000,
+                "passes": 1000,
+                "passHatK": {str(k): 1.0 for k in range(1, 1001)},
+            }
+        ],
+        "infraErrors": [],
+        "passed": 1000,
+        "rollouts": 1000,
+    }
+    line = next(x for x in format_table(summary).splitlines() if x.startswith("pass^k"))
+    assert line.endswith(
+        "k=1:1.00 k=2:1.00 k=3:1.00 k=5:1.00 k=10:1.00 k=20:1.00 k=50:1.00 "
+        "k=100:1.00 k=200:1.00 k=500:1.00 k=1000:1.00"
+    )
