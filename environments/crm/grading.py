@@ -71,14 +71,30 @@ def mentions(text: str, phrase: str) -> bool:
     return phrase.casefold() in text.casefold()
 
 
+def same(after: Any, before: Any) -> bool:
+    """True when two values are equal. Silo hands verifiers an initial world that shares every
+    untouched record with the final one, so identity answers most comparisons without
+    serialising anything; a comparison of copies falls back to the canonical text."""
+    return after is before or canonical(after) == canonical(before)
+
+
 def world_unchanged(final: Mapping[str, Any], initial: Mapping[str, Any]) -> Check:
     """Optional: a question was answered without changing anything in the CRM."""
-    same = canonical(final) == canonical(initial)
+    same_keys = final.keys() == initial.keys()
+    unchanged = same_keys and all(_same_collection(final[key], initial[key]) for key in final)
     return optional(
         "The CRM was left exactly as it was",
-        same,
-        "no record changed" if same else "some record differs from the starting world",
+        unchanged,
+        "no record changed" if unchanged else "some record differs from the starting world",
     )
+
+
+def _same_collection(after: Any, before: Any) -> bool:
+    if after is before:
+        return True
+    if isinstance(after, Mapping) and isinstance(before, Mapping):
+        return after.keys() == before.keys() and all(same(after[k], before[k]) for k in after)
+    return same(after, before)
 
 
 def task_entities(context: VerifierContext) -> Mapping[str, Any]:

@@ -20,6 +20,7 @@ from .grading import (
     last_number_is,
     mentions,
     plain,
+    same,
     states_number,
     task_entities,
     world_unchanged,
@@ -114,7 +115,7 @@ def _rehomed_pipeline(final: World, initial: World, ctx: VerifierContext) -> lis
     others_changed = sorted(
         opp["id"]
         for opp in initial["opportunities"].values()
-        if opp["id"] not in to_move and plain(final["opportunities"].get(opp["id"])) != plain(opp)
+        if opp["id"] not in to_move and not same(final["opportunities"].get(opp["id"]), opp)
     )
     return [
         check(

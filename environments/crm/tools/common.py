@@ -11,7 +11,7 @@ out live parts of the state: :func:`snapshot` detaches a stored record before it
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -162,11 +162,18 @@ def snapshot(record: Mapping[str, Any]) -> Record:
     return copy.deepcopy(dict(record))
 
 
-def page(rows: Sequence[Mapping[str, Any]], args: Args) -> dict[str, Any]:
-    """``{total, count, offset, results}`` for the window ``args`` asks for (copies of rows)."""
+def page(
+    rows: Sequence[Mapping[str, Any]],
+    args: Args,
+    view: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """``{total, count, offset, results}`` for the window ``args`` asks for (copies of rows).
+
+    ``view`` turns a stored record into what the agent sees; only the window is viewed.
+    """
     limit = int(args.get("limit", DEFAULT_LIMIT))
     offset = int(args.get("offset", 0))
-    window = [snapshot(row) for row in rows[offset : offset + limit]]
+    window = [snapshot(view(row) if view else row) for row in rows[offset : offset + limit]]
     return {"total": len(rows), "count": len(window), "offset": offset, "results": window}
 
 

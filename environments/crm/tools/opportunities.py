@@ -102,13 +102,15 @@ def new_opportunity(
 
 
 def _matches_filters(state: State, opp: dict[str, Any], args: Args) -> bool:
-    status = derived.opportunity_status(state, opp)
+    # The plain field filters first: they reject most deals before any figure is derived.
+    if not all(opp[key] == args[key] for key in ("ownerId", "accountId", "stageId") if key in args):
+        return False
     wanted = args.get("status")
-    return (
-        all(opp[key] == args[key] for key in ("ownerId", "accountId", "stageId") if key in args)
-        and (wanted is None or status == wanted or (wanted == "closed" and status != "open"))
-        and (not args.get("staleOnly") or derived.is_stale(state, opp))
-    )
+    if wanted is not None:
+        status = derived.opportunity_status(state, opp)
+        if not (status == wanted or (wanted == "closed" and status != "open")):
+            return False
+    return not args.get("staleOnly") or derived.is_stale(state, opp)
 
 
 def _list_stages(state: State, args: Args) -> dict[str, Any]:
@@ -116,12 +118,8 @@ def _list_stages(state: State, args: Args) -> dict[str, Any]:
 
 
 def _list_opportunities(state: State, args: Args) -> dict[str, Any]:
-    rows = [
-        opportunity_view(state, opp)
-        for opp in sorted_by_id(state["opportunities"].values())
-        if _matches_filters(state, opp, args)
-    ]
-    return page(rows, args)
+    found = [opp for opp in state["opportunities"].values() if _matches_filters(state, opp, args)]
+    return page(sorted_by_id(found), args, lambda opp: opportunity_view(state, opp))
 
 
 def _search_opportunities(state: State, args: Args) -> dict[str, Any]:
