@@ -36,8 +36,7 @@ from silo._jsonio import pretty, write_text_atomic
 from silo.agents import resolve_agent
 from silo.environment import load_environment
 from silo.errors import SiloError
-from silo.rollout import run_task
-from silo.sweep import Point
+from silo.sweep import Point, run_point
 
 __all__ = [
     "CONFIG_NAME",
@@ -188,16 +187,7 @@ def require_deterministic(target: Target, project: Path) -> None:
 def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str, Any] | str:
     """The golden documents of one in-memory rollout, or the message of why it could not start."""
     try:
-        rollout = run_task(
-            point.env,
-            point.task,
-            point.agent,
-            point.budget,
-            project_dir=project,
-            write_artifacts=False,
-            seed=point.seed,
-            agent_label=point.agent_label,
-        )
+        rollout = run_point(point, project_dir=project, runs_dir=None)
     except SiloError as exc:
         return exc.message
     values: dict[str, Any] = {"result": rollout.result, "state-diff": rollout.state_diff}

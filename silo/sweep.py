@@ -161,15 +161,15 @@ def run_point(
     repeat: int = 0,
     *,
     project_dir: Path,
-    runs_dir: Path,
+    runs_dir: Path | None,
     group_id: str | None = None,
     environment: Environment | None = None,
     agent: Any = None,
 ) -> RolloutResult:
     """Run repeat ``repeat`` of ``point`` (seed ``point.seed + repeat``).
 
-    ``environment`` is ``point.env`` already loaded and ``agent`` ``point.agent`` already
-    resolved, so repeats skip finding them again.
+    ``runs_dir=None`` keeps the artifacts in memory. ``environment`` is ``point.env`` already
+    loaded and ``agent`` ``point.agent`` already resolved, so repeats skip finding them again.
     """
     fields = {"pointId": point_id(point, repeat), "repeat": repeat} if group_id else None
     return run_task(
@@ -179,6 +179,7 @@ def run_point(
         point.budget,
         project_dir=project_dir,
         runs_dir=runs_dir,
+        write_artifacts=runs_dir is not None,
         seed=point.seed + repeat,
         group_id=group_id,
         agent_label=point.agent_label,

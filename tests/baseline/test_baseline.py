@@ -130,8 +130,10 @@ def test_missing_goldens_skip_the_rollout(
     (folder / "TASK-002.state-diff.json").unlink()
     (folder / "TASK-003.state-diff.json").unlink()
     ran: list[str] = []
-    real = baseline.run_task
-    monkeypatch.setattr(baseline, "run_task", lambda *a, **k: ran.append(a[1]) or real(*a, **k))
+    real = baseline.run_point
+    monkeypatch.setattr(
+        baseline, "run_point", lambda point, **k: ran.append(point.task) or real(point, **k)
+    )
     out = list(check(target(), toy_project, base))
     assert statuses(out) == [
         ("ok", "TASK-001", ()),
