@@ -143,3 +143,10 @@ def test_project_conf_overrides_and_extends_packaged_options(toy_project: Path) 
         json.loads((d / "result.json").read_text())["agentOutput"] for d in _runs(toy_project)
     ]
     assert outputs == ["mine", "mine"]
+
+
+def test_help_explains_usage_and_where_options_come_from(toy_project: Path) -> None:
+    proc = silo_run(toy_project, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("silo-run: run agents against tasks of a Silo environment.")
+    assert 'eval "$(silo-run -sc install=bash)"' in proc.stdout
