@@ -35,8 +35,8 @@ def core_loop(env, task, agent_fn):  # type: ignore[no-untyped-def]
     )
     output = agent_fn(inp)["output"]
     world.freeze()
-    graded, error = _grade(env.verifier_for(task), world, output, task)
     diff = world.diff()
+    graded, error = _grade(env.verifier_for(task), world, output, task, diff)
     env.pool.release(world)
     assert graded is not None and graded.passed, error
     return diff

@@ -244,7 +244,8 @@ def run_task(
             },
         )
         world.freeze()
-        graded, verifier_error = _grade(verifier, world, output, the_task)
+        state_diff = world.diff()
+        graded, verifier_error = _grade(verifier, world, output, the_task, state_diff)
         if verifier_error:
             error = f"{error}; {verifier_error}" if error else verifier_error
         result = build_result(
@@ -265,7 +266,6 @@ def run_task(
                 "error": verifier_error,
             },
         )
-        state_diff = world.diff()
         duration_ms = (time.monotonic() - clock) * 1000
         run = {
             "runId": run_id,
@@ -319,11 +319,13 @@ def _settle(bridge: Bridge, box: dict[str, Any]) -> tuple[str, str | None, Any]:
     return reason or "timeout", "the agent was still running at the timeout and was abandoned", None
 
 
-def _grade(verifier: Any, world: World, output: Any, task: Task) -> tuple[Score | None, str | None]:
+def _grade(
+    verifier: Any, world: World, output: Any, task: Task, state_diff: dict[str, Any]
+) -> tuple[Score | None, str | None]:
     try:
-        checks = verifier.check(
-            world.state, world.initial(), VerifierContext(output_text(output), task)
-        )
+        # The verifier gets its own copy: what it does to it must not reach state-diff.json.
+        context = VerifierContext(output_text(output), task, json_value(state_diff))
+        checks = verifier.check(world.state, world.initial(), context)
         return score(verifier.id, checks), None
     except Exception as exc:
         return None, f"verifier {verifier.id} failed: {type(exc).__name__}: {exc}"

@@ -11,7 +11,7 @@ half-up to two decimals. A verifier with no required check cannot grade and is a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -59,10 +59,16 @@ def optional(label: str, passed: bool, detail: str = "") -> Check:
 
 @dataclass(frozen=True)
 class VerifierContext:
-    """What a verifier may know besides the two worlds."""
+    """What a verifier may know besides the two worlds.
+
+    ``state_diff`` is the run's ``state-diff.json`` document (which rows of which collections
+    were added, removed or changed), so a collateral-damage check can read what changed instead
+    of comparing every row of the world.
+    """
 
     agent_output: str
     task: Task
+    state_diff: Mapping[str, Any] = field(default_factory=dict)
 
 
 CheckFn = Callable[[Any, Any, VerifierContext], Iterable[Check]]

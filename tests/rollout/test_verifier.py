@@ -50,3 +50,18 @@ def test_verifier_cannot_modify_the_world(toy_project: Path) -> None:
     )
     result = run_task("toy", "TASK-001", "solver", project_dir=toy_project, write_artifacts=False)
     assert "verifiers must not modify state" in result.error
+
+
+def test_verifier_context_carries_a_copy_of_the_state_diff(toy_project: Path) -> None:
+    env_py = toy_project / "environments" / "toy" / "env.py"
+    env_py.write_text(
+        env_py.read_text().replace(
+            '    before = initial["counters"]["C-1"]["value"]',
+            '    changed = ctx.state_diff["collections"]["counters"]["changed"]\n'
+            '    changed.append("tampered")\n'
+            '    before = initial["counters"]["C-1"]["value"]',
+        )
+    )
+    result = run_task("toy", "TASK-001", "solver", project_dir=toy_project, write_artifacts=False)
+    assert result.passed, result.error
+    assert result.state_diff["collections"]["counters"]["changed"] == ["C-1"]
