@@ -130,7 +130,7 @@ class InputValidator:
             try:
                 fast(value)
                 return None
-            except Exception:
+            except Exception:  # invalid (or a fastjsonschema quirk): jsonschema decides below
                 pass
         elif self._full_validator().is_valid(value):
             return None
