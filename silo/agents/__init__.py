@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from silo._modules import load_file, package_for_dir
+from silo.agent import AgentError
 from silo.environment import Environment
 from silo.errors import SiloError
 
@@ -44,7 +45,9 @@ def _finish(obj: Any, kwargs: dict[str, Any], path: str, label: str) -> Resolved
     if inspect.isclass(obj) or kwargs:
         try:
             obj = obj(**kwargs)
-        except TypeError as exc:
+        except AgentError as exc:  # the factory's own word on its settings
+            raise SiloError("agent_invalid", str(exc)) from None
+        except (TypeError, ValueError) as exc:
             raise SiloError(
                 "agent_invalid", f"cannot build agent {label} from {path}: {exc}"
             ) from None

@@ -61,6 +61,12 @@ class OpenAIAgent:
         request_timeout_s: float = 60.0,
         max_retries: int = 8,
     ) -> None:
+        # Settings are checked here, when the agent is built from config, so a missing one is a
+        # run that could not start (exit 2, counted apart in sweeps), not an agent failure.
+        if not model:
+            raise AgentError("set agent.model=<model name> (e.g. agent.model=gpt-4.1-mini)")
+        if max_turns < 1:
+            raise AgentError(f"agent.max_turns={max_turns} must be at least 1")
         self.model = model
         self.base_url = base_url
         self.api_key_env = api_key_env
@@ -79,10 +85,6 @@ class OpenAIAgent:
         return self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
 
     def __call__(self, inp: AgentInput) -> dict[str, Any]:
-        if not self.model:
-            raise AgentError("set agent.model=<model name> (e.g. agent.model=gpt-4.1-mini)")
-        if self.max_turns < 1:
-            raise AgentError(f"agent.max_turns={self.max_turns} must be at least 1")
         try:
             import openai
         except ImportError:

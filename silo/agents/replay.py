@@ -94,11 +94,11 @@ class ReplayAgent:
     deterministic: ClassVar[bool] = True
 
     def __init__(self, trace: str | Path | None = None) -> None:
+        if trace is None or not str(trace).strip():  # checked when built: a run that cannot start
+            raise AgentError("set agent.trace=<path to trace.jsonl>")
         self.trace = trace
 
     def __call__(self, inp: AgentInput) -> dict[str, Any]:
-        if self.trace is None or not str(self.trace).strip():
-            raise AgentError("set agent.trace=<path to trace.jsonl>")
         recorded = read_trace(Path(self.trace).expanduser())
         for call in recorded.calls:
             result = inp.call_tool(call["tool"], call["input"])

@@ -10,26 +10,28 @@ import pytest
 from agent_helpers import BIN, ROOT
 from omegaconf import OmegaConf
 
+from silo import SiloError
 from silo.agents import resolve_agent
 from silo.agents.openai import OpenAIAgent
 from silo.agents.random import RandomAgent
 from silo.agents.replay import ReplayAgent
 
 
-def build(name: str, seed: int = 7) -> Any:
+def build(name: str, seed: int = 7, **settings: Any) -> Any:
     node = OmegaConf.create(
         {"seed": seed, "agent": OmegaConf.load(ROOT / "conf" / "agent" / f"{name}.yaml")}
     )
+    node.agent.update(settings)
     config = OmegaConf.to_container(node, resolve=True)
     assert isinstance(config, dict)
     return resolve_agent(config["agent"], None, ROOT)
 
 
 def test_openai_config_defaults() -> None:
-    resolved = build("openai")
+    resolved = build("openai", model="gpt-test")
     agent = resolved.fn
     assert isinstance(agent, OpenAIAgent) and resolved.deterministic is False
-    assert (agent.model, agent.base_url, agent.api_key_env) == (None, None, "OPENAI_API_KEY")
+    assert (agent.model, agent.base_url, agent.api_key_env) == ("gpt-test", None, "OPENAI_API_KEY")
     assert (agent.temperature, agent.seed, agent.max_turns, agent.system_prompt) == (
         0.0,
         None,
@@ -45,14 +47,19 @@ def test_random_config_follows_the_run_seed() -> None:
 
 
 def test_replay_config() -> None:
-    resolved = build("replay")
+    resolved = build("replay", trace="runs/x/trace.jsonl")
     assert isinstance(resolved.fn, ReplayAgent) and resolved.deterministic is True
-    assert resolved.fn.trace is None
+    assert resolved.fn.trace == "runs/x/trace.jsonl"
+    with pytest.raises(SiloError, match=r"^set agent.trace=<path to trace.jsonl>$"):
+        build("replay")
 
 
 @pytest.mark.parametrize(
     ("agent", "expected"),
-    [("openai", "error: set agent.model=<model name>"), ("replay", "error: set agent.trace=<path")],
+    [
+        ("openai", "set agent.model=<model name>"),
+        ("replay", "set agent.trace=<path"),
+    ],
 )
 def test_missing_setting_on_the_command_line_is_one_line(
     toy_project: Path, agent: str, expected: str
@@ -64,6 +71,7 @@ def test_missing_setting_on_the_command_line_is_one_line(
         text=True,
         timeout=120,
     )
-    assert done.returncode != 0
-    assert expected in done.stdout + done.stderr
+    assert done.returncode == 2  # could not start: a config mistake, not an agent failure
+    assert done.stderr.count("\n") == 1 and expected in done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+    assert not list((toy_project / ".silo" / "runs").glob("run_*"))

@@ -17,6 +17,7 @@ from agent_helpers import ENV, ROOT, TASK, Solution, events
 from fake_openai import USAGE, FakeOpenAI, Reply, error, final, tool_calls
 
 import silo
+from silo.agent import AgentError
 from silo.agents.openai import OpenAIAgent
 
 KEY_ENV = "SILO_TEST_OPENAI_KEY"
@@ -180,9 +181,8 @@ def test_connection_refused_is_one_line_agent_error(tmp_path: Path) -> None:
 
 
 def test_missing_model_and_missing_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    result = run(tmp_path, None, model=None)
-    assert result.termination_reason == "agent_error"
-    assert result.error.startswith("set agent.model=<model name>")
+    with pytest.raises(AgentError, match=r"^set agent.model=<model name>"):
+        OpenAIAgent(model=None)  # refused when built: the run cannot start
     monkeypatch.delenv(KEY_ENV)
     result = run(tmp_path, None, base_url="https://models.example.invalid/v1")
     assert result.termination_reason == "agent_error"

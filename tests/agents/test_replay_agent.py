@@ -77,10 +77,14 @@ def write(path: Path, lines: list[str]) -> Path:
     return path
 
 
+def test_a_replay_without_a_trace_cannot_be_built() -> None:
+    with pytest.raises(AgentError, match=r"^set agent.trace=<path to trace.jsonl>$"):
+        ReplayAgent(None)
+
+
 @pytest.mark.parametrize(
     ("make_trace", "expected"),
     [
-        (lambda d: None, "set agent.trace=<path to trace.jsonl>"),
         (lambda d: d / "missing.jsonl", "missing.jsonl does not exist; set agent.trace="),
         (
             lambda d: write(d / "bad.jsonl", ['{"seq": 1, "type": "run_start"}', "{not json"]),
