@@ -187,7 +187,8 @@ def test_tool_events_filter_keeps_only_tool_events() -> None:
 
 def test_non_deterministic_agents_are_refused(toy_project: Path) -> None:
     with pytest.raises(SiloError) as caught:
-        require_deterministic(target("openai", label="openai"), toy_project)
+        model = {"_target_": "silo.agents.openai.OpenAIAgent", "model": "any-model"}
+        require_deterministic(target(model, label="openai"), toy_project)
     assert caught.value.code == "agent_not_deterministic"
     assert "agent=replay agent.trace=" in caught.value.message
     replay = {"_target_": "silo.agents.replay.ReplayAgent", "trace": "run/trace.jsonl"}
