@@ -16,8 +16,12 @@ from silo.verifiers import Check, Verifier, VerifierContext, check, define_verif
 
 if TYPE_CHECKING:
     from silo.agent import AgentError, AgentInput, CancelSignal, RunLimitError, ToolResult
+    from silo.compare import compare
     from silo.environment import Environment, load_environment
     from silo.rollout import Budget, RolloutResult, run_task
+    from silo.summary import summarize
+    from silo.sweep import Point, run_points
+    from silo.validate import validate_environment
 
 __all__ = [
     "AgentError",
@@ -26,6 +30,7 @@ __all__ = [
     "CancelSignal",
     "Check",
     "Environment",
+    "Point",
     "RolloutResult",
     "RunLimitError",
     "SiloError",
@@ -36,12 +41,16 @@ __all__ = [
     "Verifier",
     "VerifierContext",
     "check",
+    "compare",
     "define_tool",
     "define_verifier",
     "load_environment",
     "optional",
+    "run_points",
     "run_task",
+    "summarize",
     "tool",
+    "validate_environment",
 ]
 
 # The engine is imported on first use so that environment files importing ``silo`` stay cheap.
@@ -56,6 +65,11 @@ _LAZY = {
     "Budget": "silo.rollout",
     "RolloutResult": "silo.rollout",
     "run_task": "silo.rollout",
+    "Point": "silo.sweep",
+    "run_points": "silo.sweep",
+    "summarize": "silo.summary",
+    "compare": "silo.compare",
+    "validate_environment": "silo.validate",
 }
 
 
