@@ -11,13 +11,12 @@ hold ``lock``, so the engine can wait for a running tool before it grades the wo
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Mapping
 from typing import Any
 
-from silo._jsonio import compact_encoder, exact_loads
+from silo._jsonio import compact, exact_loads
 from silo._schema import InputValidator, validator_for
 from silo._trace import TraceWriter
 from silo._world import World
@@ -27,9 +26,7 @@ from silo.tools import Tool, ToolError
 __all__ = ["Bridge", "json_value"]
 
 # Compact JSON in, Python values out: every tool input and output crosses the bridge this way.
-_dumps = compact_encoder(
-    json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-)
+_dumps = compact
 _loads = exact_loads  # only ever reads text _dumps made
 _perf = time.perf_counter
 

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "compact",
     "canonical",
     "compact_encoder",
     "exact_loads",
     "pretty",
     "write_json_atomic",
     "write_text_atomic",
-    "to_json_text",
 ]
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
@@ -76,19 +76,15 @@ def _exact_loads() -> Any:
 exact_loads = _exact_loads()
 
 
-_compact = compact_encoder(
+compact = compact_encoder(
     json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 )
+"""Compact JSON of a value that must be JSON (raises TypeError/ValueError otherwise)."""
 _canonical = compact_encoder(
     json.JSONEncoder(
         ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, default=repr
     )
 )
-
-
-def to_json_text(value: Any) -> str:
-    """Compact JSON for a value that must be JSON (raises TypeError/ValueError otherwise)."""
-    return _compact(value)
 
 
 def canonical(value: Any) -> str:

@@ -134,7 +134,3 @@ def score(verifier_id: str, checks: Iterable[Any]) -> Score:
         checks_failed=len(items) - passed_count,
         checks=items,
     )
-
-
-def verifier_map(verifiers: Iterable[Verifier]) -> Mapping[str, Verifier]:
-    return {v.id: v for v in verifiers}
