@@ -302,3 +302,29 @@ def bin_path(name: str) -> str:
     """A console script of the running interpreter's environment (``silo-run``...)."""
     candidate = Path(PYTHON).parent / name
     return str(candidate) if candidate.exists() else name
+
+
+def act(env: Any, task: Any, agent_fn: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """Take a fresh world and run ``agent_fn`` on it through the engine's bridge, on this thread.
+
+    Returns ``(world, output)`` with the world frozen; the caller grades it, diffs it and gives
+    it back with ``env.pool.release(world)``.
+    """
+    from silo._bridge import Bridge
+    from silo._trace import TraceWriter
+    from silo.agent import AgentInput
+    from silo.rollout import Budget
+
+    world = env.pool.acquire()
+    bridge = Bridge(world, TraceWriter(None), Budget().max_tool_calls)
+    inp = AgentInput(
+        task=task.instruction,
+        tools=[dict(t.spec()) for t in world.tool_list],
+        call_tool=bridge.call_tool,
+        signal=bridge.signal,
+        task_id=task.id,
+        environment=env.name,
+    )
+    output = agent_fn(inp)["output"]
+    world.freeze()
+    return world, output

@@ -13,28 +13,14 @@ Prints µs per rollout (median, p90) and µs per tool call (rollout median / too
 
 from __future__ import annotations
 
-from _common import ROOT, Report, header, median, p90, parser, pin_one_cpu, samples, us
+from _common import ROOT, Report, act, header, median, p90, parser, pin_one_cpu, samples, us
 
 
 def core_loop(env, task, agent_fn):  # type: ignore[no-untyped-def]
     """One rollout through the engine's parts, on this thread."""
-    from silo._bridge import Bridge
-    from silo._trace import TraceWriter
-    from silo.agent import AgentInput
-    from silo.rollout import Budget, _grade
+    from silo.rollout import _grade
 
-    world = env.pool.acquire()
-    bridge = Bridge(world, TraceWriter(None), Budget().max_tool_calls)
-    inp = AgentInput(
-        task=task.instruction,
-        tools=[dict(t.spec()) for t in world.tool_list],
-        call_tool=bridge.call_tool,
-        signal=bridge.signal,
-        task_id=task.id,
-        environment=env.name,
-    )
-    output = agent_fn(inp)["output"]
-    world.freeze()
+    world, output = act(env, task, agent_fn)
     diff = world.diff()
     graded, error = _grade(env.verifier_for(task), world, output, task, diff)
     env.pool.release(world)
