@@ -19,6 +19,7 @@ CRM_DIR = PROJECT / "environments" / "crm"
 NOW = "2026-03-16"
 MANAGER = "USR-001"
 DEPARTED = "USR-004"
+COLLECTIONS = ("users", "accounts", "contacts", "leads", "opportunities", "activities", "stages")
 
 # One valid call per mutating tool, made by the manager (USR-001), and the record it touches.
 MUTATIONS: dict[str, tuple[dict[str, Any], str]] = {
@@ -187,18 +188,7 @@ def test_seed_world(world: Any) -> None:
     assert _plain_json_only(world)
     assert world["auditLog"] == []
     assert world["sequences"] == {"ACC": 11, "CON": 14, "LEAD": 10, "OPP": 16, "ACT": 15, "AUD": 0}
-    counts = {
-        name: len(world[name])
-        for name in (
-            "users",
-            "accounts",
-            "contacts",
-            "leads",
-            "opportunities",
-            "activities",
-            "stages",
-        )
-    }
+    counts = {name: len(world[name]) for name in COLLECTIONS}
     assert counts == {
         "users": 6,
         "accounts": 11,
@@ -1062,19 +1052,7 @@ def test_fuzz_no_tool_crashes(crm_env: Any, crm_tools: Any) -> None:
         rng = random.Random(seed)
         state = crm_env.create_state()
         ids = [
-            *(
-                key
-                for name in (
-                    "users",
-                    "accounts",
-                    "contacts",
-                    "leads",
-                    "opportunities",
-                    "activities",
-                    "stages",
-                )
-                for key in state[name]
-            ),
+            *(key for name in COLLECTIONS for key in state[name]),
             "USR-001",
         ]
         for name in rng.sample(sorted(crm_tools), len(crm_tools)):
