@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Args", "UsageError", "out", "output_format", "parse", "parse_bool"]
+__all__ = ["Args", "UsageError", "out", "output_format", "parse", "parse_bool", "run_command"]
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -70,6 +70,21 @@ def parse(
         elif strict:
             raise UsageError(f'unexpected argument "{word}"; arguments are written key=value')
     return args
+
+
+def run_command(prog: str, body: Callable[[], int], *, mistake: int = 2) -> int:
+    """``body()``'s exit status; a user mistake (:class:`UsageError`, ``SiloError``) is one line
+    on stderr and status ``mistake``, Ctrl-C one line and 130. Never a traceback for either."""
+    from silo.errors import SiloError
+
+    try:
+        return body()
+    except (UsageError, SiloError) as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return mistake
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
 
 
 def output_format(args: Args) -> str:

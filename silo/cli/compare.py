@@ -17,10 +17,9 @@ import json
 import sys
 from typing import Any
 
-from silo.cli._args import UsageError, out, output_format, parse, parse_bool
+from silo.cli._args import UsageError, out, output_format, parse, parse_bool, run_command
 from silo.compare import Comparison, compare
 from silo.environment import find_project_dir
-from silo.errors import SiloError
 
 __all__ = ["format_text", "main"]
 
@@ -47,28 +46,25 @@ _COLUMNS = {"passRate": ("rate", 2), "meanReward": ("reward", 2), "meanToolCalls
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    try:
-        keys = ("format", "fail_on_regression")
-        args = parse(words, keys, ("--json",), positionals=len(words))
-        if args.help:
-            out(USAGE)
-            return 0
-        fmt = output_format(args)
-        value = args.values.get("fail_on_regression", "false")
-        fail_on_regression = parse_bool("fail_on_regression", value)
-        if len(args.positionals) != 2:
-            raise UsageError(
-                f"give two folders to compare (got {len(args.positionals)}): {PROG} <A> <B> "
-                "(run, group or sweep folders, as paths or names under .silo/runs/)"
-            )
-        first, second = args.positionals
-        comparison = compare(first, second, find_project_dir())
-    except (UsageError, SiloError) as exc:
-        sys.stderr.write(f"{PROG}: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted\n")
-        return 130
+    return run_command(PROG, lambda: _main(words))
+
+
+def _main(words: list[str]) -> int:
+    keys = ("format", "fail_on_regression")
+    args = parse(words, keys, ("--json",), positionals=len(words))
+    if args.help:
+        out(USAGE)
+        return 0
+    fmt = output_format(args)
+    value = args.values.get("fail_on_regression", "false")
+    fail_on_regression = parse_bool("fail_on_regression", value)
+    if len(args.positionals) != 2:
+        raise UsageError(
+            f"give two folders to compare (got {len(args.positionals)}): {PROG} <A> <B> "
+            "(run, group or sweep folders, as paths or names under .silo/runs/)"
+        )
+    first, second = args.positionals
+    comparison = compare(first, second, find_project_dir())
     out(json.dumps(comparison.to_json(), indent=2) if fmt == "json" else format_text(comparison))
     return 1 if fail_on_regression and comparison.regressed else 0
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from silo._modules import describe_exception
-from silo.cli._args import UsageError, out, parse
+from silo.cli._args import out, parse, run_command
 from silo.environment import find_project_dir, list_environments, load_environment, read_manifest
 from silo.errors import SiloError
 
@@ -26,22 +26,17 @@ __all__ = ["main", "environments_listing", "environment_listing"]
 
 def main(argv: list[str] | None = None, prog: str = "silo-ls") -> int:
     words = sys.argv[1:] if argv is None else argv
-    try:
-        args = parse(words, ("env",), ("--json",), strict=prog == "silo-ls")
-        if args.help:
-            out(
-                f"usage: {prog} [env=<name>] [--json]\n\nList environments, or one's tasks and tools."
-            )
-            return 0
-        project = find_project_dir()
-        name = args.values.get("env")
-        document = environment_listing(name, project) if name else environments_listing(project)
-    except (UsageError, SiloError) as exc:
-        sys.stderr.write(f"{prog}: {exc}\n")
-        return 1
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{prog}: interrupted\n")
-        return 130
+    return run_command(prog, lambda: _main(words, prog), mistake=1)
+
+
+def _main(words: list[str], prog: str) -> int:
+    args = parse(words, ("env",), ("--json",), strict=prog == "silo-ls")
+    if args.help:
+        out(f"usage: {prog} [env=<name>] [--json]\n\nList environments, or one's tasks and tools.")
+        return 0
+    project = find_project_dir()
+    name = args.values.get("env")
+    document = environment_listing(name, project) if name else environments_listing(project)
     if "--json" in args.flags:
         out(json.dumps(document, indent=2))
     elif name:

@@ -15,9 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from silo.cli._args import UsageError, out, output_format, parse, parse_bool
+from silo.cli._args import UsageError, out, output_format, parse, parse_bool, run_command
 from silo.environment import find_project_dir, list_environments
-from silo.errors import SiloError
 from silo.validate import Report, validate_environment
 
 __all__ = ["main"]
@@ -32,33 +31,30 @@ Exit status: 0 no errors, 1 an error-level finding, 2 a usage mistake."""
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    try:
-        args = parse(words, ("env", "deep", "format"), ("--json",))
-        if args.help:
-            out(USAGE)
-            return 0
-        fmt = output_format(args)
-        deep = parse_bool("deep", args.values["deep"]) if "deep" in args.values else None
-        project = find_project_dir()
-        name = args.values.get("env")
-        if name is not None:
-            if not name:
-                raise UsageError("env= needs an environment name")
-            report = validate_environment(name, project, deep)
-            out(json.dumps(report.to_json(), indent=2) if fmt == "json" else report.to_text())
-            return 0 if report.ok else 1
-        names = list_environments(project)
-        if not names:
-            raise UsageError(
-                f"no environments in {project / 'environments'}; create one with: silo-init <name>"
-            )
-        return _validate_all(names, project, deep, fmt)
-    except (UsageError, SiloError) as exc:
-        sys.stderr.write(f"{PROG}: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted\n")
-        return 130
+    return run_command(PROG, lambda: _main(words))
+
+
+def _main(words: list[str]) -> int:
+    args = parse(words, ("env", "deep", "format"), ("--json",))
+    if args.help:
+        out(USAGE)
+        return 0
+    fmt = output_format(args)
+    deep = parse_bool("deep", args.values["deep"]) if "deep" in args.values else None
+    project = find_project_dir()
+    name = args.values.get("env")
+    if name is not None:
+        if not name:
+            raise UsageError("env= needs an environment name")
+        report = validate_environment(name, project, deep)
+        out(json.dumps(report.to_json(), indent=2) if fmt == "json" else report.to_text())
+        return 0 if report.ok else 1
+    names = list_environments(project)
+    if not names:
+        raise UsageError(
+            f"no environments in {project / 'environments'}; create one with: silo-init <name>"
+        )
+    return _validate_all(names, project, deep, fmt)
 
 
 def _validate_all(names: list[str], project: Path, deep: bool | None, fmt: str) -> int:

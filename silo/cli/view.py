@@ -16,9 +16,8 @@ import sys
 import webbrowser
 from pathlib import Path
 
-from silo.cli._args import UsageError, out, parse, parse_bool
+from silo.cli._args import UsageError, out, parse, parse_bool, run_command
 from silo.environment import find_project_dir
-from silo.errors import SiloError
 from silo.view import REPORT_NAME, render, resolve, write_report
 
 __all__ = ["main"]
@@ -36,31 +35,28 @@ Exit status: 0 written, 2 a usage mistake, a missing folder or one that holds no
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    try:
-        args = parse(words, ("out", "open"), positionals=len(words))
-        if args.help:
-            out(USAGE)
-            return 0
-        show = parse_bool("open", args.values.get("open", "false"))
-        if len(args.positionals) != 1:
-            raise UsageError(
-                f"give one folder (got {len(args.positionals)}): {PROG} <run-or-group> "
-                "(a run, group or sweep folder, as a path or a name under .silo/runs/)"
-            )
-        if args.values.get("out") == "":
-            raise UsageError("out= needs a file name, e.g. out=report.html")
+    return run_command(PROG, lambda: _main(words))
+
+
+def _main(words: list[str]) -> int:
+    args = parse(words, ("out", "open"), positionals=len(words))
+    if args.help:
+        out(USAGE)
+        return 0
+    show = parse_bool("open", args.values.get("open", "false"))
+    if len(args.positionals) != 1:
+        raise UsageError(
+            f"give one folder (got {len(args.positionals)}): {PROG} <run-or-group> "
+            "(a run, group or sweep folder, as a path or a name under .silo/runs/)"
+        )
+    if args.values.get("out") == "":
+        raise UsageError("out= needs a file name, e.g. out=report.html")
+    target = Path(args.values["out"]).expanduser() if "out" in args.values else None
+    try:  # an unreadable folder, a report that cannot be written
         folder, kind = resolve(args.positionals[0], find_project_dir())
-        target = Path(args.values["out"]).expanduser() if "out" in args.values else None
         path = write_report(render(folder, kind), target or folder / REPORT_NAME).resolve()
-    except (UsageError, SiloError) as exc:
-        sys.stderr.write(f"{PROG}: {exc}\n")
-        return 2
-    except OSError as exc:  # an unreadable folder, a report that cannot be written
-        sys.stderr.write(f"{PROG}: {exc}; check the folder's permissions or give out=<file>\n")
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted\n")
-        return 130
+    except OSError as exc:
+        raise UsageError(f"{exc}; check the folder's permissions or give out=<file>") from None
     out(str(path))
     if show and not _open(path):
         sys.stderr.write(f"{PROG}: no browser could be started; open {path} yourself\n")
