@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from silo.agent import AgentError, AgentInput, CancelSignal, RunLimitError, ToolResult
     from silo.compare import compare
     from silo.environment import Environment, load_environment
+    from silo.indexes import Index
     from silo.rollout import Budget, RolloutResult, run_task
     from silo.summary import summarize
     from silo.sweep import Point, run_points
@@ -30,6 +31,7 @@ __all__ = [
     "CancelSignal",
     "Check",
     "Environment",
+    "Index",
     "Point",
     "RolloutResult",
     "RunLimitError",
@@ -62,6 +64,7 @@ _LAZY = {
     "ToolResult": "silo.agent",
     "Environment": "silo.environment",
     "load_environment": "silo.environment",
+    "Index": "silo.indexes",
     "Budget": "silo.rollout",
     "RolloutResult": "silo.rollout",
     "run_task": "silo.rollout",

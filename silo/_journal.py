@@ -76,7 +76,7 @@ _READ_ONLY = _ReadOnly()
 
 
 class Journal:
-    __slots__ = ("root", "mode", "dirty", "recs", "root_keys", "shadows")
+    __slots__ = ("root", "mode", "dirty", "recs", "root_keys", "shadows", "watchers")
 
     def __init__(self) -> None:
         self.root: TrackedDict = TrackedDict()
@@ -88,8 +88,13 @@ class Journal:
         # across rollouts and patched with the touched rows' pre-images only, so initial() and
         # rollback cost what the rollout touched, not the size of the collection.
         self.shadows: dict[Any, tuple[Any, TrackedDict]] = {}
+        # Per collection, the indexes (silo.indexes) filed over it, told of every change so
+        # they re-file just the rows touched. Any mode: an index must stay true to the world.
+        self.watchers: dict[Any, dict[Any, Any]] = {}
 
     def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
+        if self.watchers:
+            self._tell_watchers(top, row, key, op)
         if self.mode != ACTIVE:
             if self.mode == FROZEN:
                 raise StateMutationError(
@@ -105,6 +110,16 @@ class Journal:
             self._touch_log(top, key, op)
         else:
             self._touch_row(top, row, None)
+
+    def _tell_watchers(self, top: Any, row: Any, key: Any, op: Any) -> None:
+        if top is ROOT:  # a whole collection replaced or removed
+            for watcher in self.watchers.get(key, {}).values():
+                watcher.reset()
+            return
+        watching = self.watchers.get(top)
+        if watching and row is not LIST:
+            for watcher in watching.values():
+                watcher.touched(row, key, op)
 
     def _touch_row(self, top: Any, row: Any, op: Any) -> None:
         rec = self.recs.get(top)
@@ -195,7 +210,11 @@ class Journal:
     def rollback(self) -> None:
         self.mode = IDLE
         root = self.root
+        watchers = self.watchers
         for top, rec in self.recs.items():
+            watching = watchers.get(top) if watchers else None
+            if watching:
+                _tell_restored(watching, rec)
             if type(rec) is Whole:
                 self.shadows.pop(top, None)  # a new collection object: its view is rebuilt
                 if rec.pre is ABSENT:
@@ -229,3 +248,14 @@ class Journal:
             dict.update(root, items)
         self.recs.clear()
         self.root_keys = None
+
+
+def _tell_restored(watching: dict[Any, Any], rec: Rows | Log | Whole) -> None:
+    """Tell a collection's indexes which rows a rollback is about to restore."""
+    if type(rec) is Rows and rec.keys_before is None:
+        removed = {key for key, before in rec.pre.items() if before is ABSENT}
+        for watcher in watching.values():
+            watcher.restored(iter(rec.pre), removed)
+    else:  # the collection itself, or its order, comes back: file it again
+        for watcher in watching.values():
+            watcher.reset()

@@ -4,7 +4,8 @@ Contract: pure functions over read-only world snapshots (any ``Mapping``) and th
 text. :func:`plain` turns a snapshot into plain JSON values so two worlds can be compared;
 :func:`numbers_in` reads every number out of an answer the way a person writes money and
 percentages (``$507,500``, ``36.0%``); :func:`world_unchanged` is the optional collateral check
-of report tasks; :func:`task_entities` reads the facts a task file states for its verifier.
+of report tasks; :func:`task_entities` reads the facts a task file states for its verifier;
+:func:`touched_rows` reads which rows of a collection the run changed from the state diff.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "plain",
     "states_number",
     "task_entities",
+    "touched_rows",
     "world_unchanged",
 ]
 
@@ -101,3 +103,13 @@ def task_entities(context: VerifierContext) -> Mapping[str, Any]:
     """The ``entities`` object of the task being graded (empty when the file has none)."""
     entities = context.task.entities
     return entities if isinstance(entities, Mapping) else {}
+
+
+def touched_rows(context: VerifierContext, collection: str) -> set[str] | None:
+    """Ids of the rows of ``collection`` the run added, removed or changed, read from the
+    state diff; ``None`` when the context carries no diff (then a verifier must compare)."""
+    collections = context.state_diff.get("collections")
+    if not isinstance(collections, Mapping):
+        return None
+    entry = collections.get(collection) or {}
+    return {str(key) for part in ("added", "removed", "changed") for key in entry.get(part, ())}

@@ -9,6 +9,9 @@ Contract:
   revenue, open pipeline, quota attainment) are computed here on read and never stored. Tools
   and verifiers share these helpers, so both always agree on what a number means.
 * :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows.
+* Lookups by a foreign key (deals by owner or account, contacts by account, activities by the
+  record they concern) go through :class:`silo.Index`, so their cost follows the matches, not
+  the size of the world; answers and their order are exactly those of a scan.
 
 Every helper that only reads accepts any ``Mapping`` view of the state, so verifiers can pass
 the engine's read-only snapshots.
@@ -22,8 +25,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from silo import Index
+
 __all__ = [
+    "ACTIVITIES_BY_RECORD",
     "COLLECTIONS",
+    "CONTACTS_BY_ACCOUNT",
     "DATASETS",
     "SIMULATION_NOW",
     "STALE_STAGE_DAYS",
@@ -34,6 +41,8 @@ __all__ = [
     "is_past_due",
     "is_stale",
     "mint_id",
+    "OPPORTUNITIES_BY_ACCOUNT",
+    "OPPORTUNITIES_BY_OWNER",
     "open_pipeline",
     "opportunity_status",
     "ordered_stages",
@@ -54,6 +63,11 @@ COLLECTIONS = ("users", "accounts", "contacts", "leads", "opportunities", "activ
 """Datasets stored as a list of records in ``data/`` and held as dicts keyed by id in state."""
 
 DATASETS = (*COLLECTIONS, "auditLog", "sequences")
+
+OPPORTUNITIES_BY_OWNER = Index("opportunities", "ownerId")
+OPPORTUNITIES_BY_ACCOUNT = Index("opportunities", "accountId")
+CONTACTS_BY_ACCOUNT = Index("contacts", "accountId")
+ACTIVITIES_BY_RECORD = Index("activities", "relatedId")
 
 ID_WIDTH = {"AUD": 4}
 """Zero padding of minted ids; prefixes not listed here use three digits."""
@@ -186,8 +200,8 @@ def closed_won_total(state: Mapping[str, Any], user_id: str) -> float:
     return round(
         sum(
             float(opp["amount"])
-            for opp in state["opportunities"].values()
-            if opp["ownerId"] == user_id and opportunity_status(state, opp) == "won"
+            for opp in OPPORTUNITIES_BY_OWNER.rows(state, user_id)
+            if opportunity_status(state, opp) == "won"
         ),
         2,
     )
@@ -197,8 +211,8 @@ def open_pipeline(state: Mapping[str, Any], user_id: str) -> dict[str, float | i
     """Count, amount and weighted amount of the open deals ``user_id`` owns."""
     deals = [
         opp
-        for opp in state["opportunities"].values()
-        if opp["ownerId"] == user_id and opportunity_status(state, opp) == "open"
+        for opp in OPPORTUNITIES_BY_OWNER.rows(state, user_id)
+        if opportunity_status(state, opp) == "open"
     ]
     return {
         "count": len(deals),

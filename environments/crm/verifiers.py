@@ -23,6 +23,7 @@ from .grading import (
     same,
     states_number,
     task_entities,
+    touched_rows,
     world_unchanged,
 )
 
@@ -32,9 +33,20 @@ World = Mapping[str, Any]
 def _open_deal_ids(world: World, owner_id: str) -> set[str]:
     return {
         opp["id"]
-        for opp in world["opportunities"].values()
-        if opp["ownerId"] == owner_id and derived.opportunity_status(world, opp) == "open"
+        for opp in derived.OPPORTUNITIES_BY_OWNER.rows(world, owner_id)
+        if derived.opportunity_status(world, opp) == "open"
     }
+
+
+def _deals_owned_at_start(
+    final: World, initial: World, owner_id: str, touched: set[str]
+) -> list[Mapping[str, Any]]:
+    """The deals ``owner_id`` owned in the initial world: the ones the run left alone are his
+    in the final world too, and the ones it touched are read from the initial world."""
+    start = initial["opportunities"]
+    kept = [i for i in derived.OPPORTUNITIES_BY_OWNER.keys(final, owner_id) if i not in touched]
+    was_his = [i for i in touched if i in start and start[i]["ownerId"] == owner_id]
+    return [start[i] for i in (*kept, *was_his)]
 
 
 def _converted_lead(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
@@ -101,7 +113,14 @@ def _converted_lead(final: World, initial: World, ctx: VerifierContext) -> list[
 def _rehomed_pipeline(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
     facts = task_entities(ctx)
     departed, successor = facts.get("fromUserId", ""), facts.get("toUserId", "")
-    to_move = _open_deal_ids(initial, departed)
+    # The state diff names the deals the run touched, so this costs what the run changed, not
+    # the size of the pipeline; without a diff, every deal of both worlds is compared.
+    touched = touched_rows(ctx, "opportunities")
+    if touched is None:
+        touched = set(initial["opportunities"])
+        touched |= set(final["opportunities"])
+    his = _deals_owned_at_start(final, initial, departed, touched)
+    to_move = {opp["id"] for opp in his if derived.opportunity_status(initial, opp) == "open"}
     after = {i: final["opportunities"].get(i) or {} for i in to_move}
     moved = {i for i, opp in after.items() if opp.get("ownerId") == successor}
     still_open = {
@@ -109,13 +128,15 @@ def _rehomed_pipeline(final: World, initial: World, ctx: VerifierContext) -> lis
     }
     closed_kept = all(
         (final["opportunities"].get(opp["id"]) or {}).get("ownerId") == departed
-        for opp in initial["opportunities"].values()
-        if opp["ownerId"] == departed and derived.opportunity_status(initial, opp) != "open"
+        for opp in his
+        if derived.opportunity_status(initial, opp) != "open"
     )
     others_changed = sorted(
-        opp["id"]
-        for opp in initial["opportunities"].values()
-        if opp["id"] not in to_move and not same(final["opportunities"].get(opp["id"]), opp)
+        i
+        for i in touched
+        if i in initial["opportunities"]
+        and i not in to_move
+        and not same(final["opportunities"].get(i), initial["opportunities"][i])
     )
     return [
         check(

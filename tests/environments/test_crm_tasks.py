@@ -252,6 +252,45 @@ def test_tools_and_verifiers_share_the_weighted_helper(
     assert result.passed
 
 
+def moves_his_deals_and_edits_another(inp: Any) -> dict[str, str]:
+    for opp in _call(inp, "list_opportunities", {"ownerId": "USR-004", "status": "open"})[
+        "results"
+    ]:
+        _call(
+            inp,
+            "reassign_opportunity",
+            {"actorId": "USR-001", "opportunityId": opp["id"], "newOwnerId": "USR-003"},
+        )
+    _call(
+        inp, "update_opportunity", {"actorId": "USR-001", "opportunityId": "OPP-001", "amount": 1}
+    )
+    return {"output": "done"}
+
+
+def test_rehoming_verifier_reads_collateral_damage_from_the_state_diff() -> None:
+    result = run("TASK-002", moves_his_deals_and_edits_another)
+    assert result.passed
+    checks = {c["label"]: c for c in result.result["checks"]}
+    other = checks["No other deal was changed"]
+    assert not other["passed"] and other["detail"] == "changed: ['OPP-001']"
+    assert checks["His closed deals kept their owner"]["passed"]
+
+
+def test_rehoming_verifier_without_a_diff_compares_the_worlds(crm_env: Any) -> None:
+    initial = crm_env.create_state()
+    final = copy.deepcopy(initial)
+    for opp_id in ("OPP-005", "OPP-006"):
+        final["opportunities"][opp_id]["ownerId"] = "USR-003"
+    final["opportunities"]["OPP-001"]["amount"] = 1
+    outcome = grade(crm_env, "TASK-002", frozen(final), frozen(initial), "done")
+    assert outcome.passed
+    failed = {c.label for c in outcome.checks if not c.passed}
+    assert failed == {"No other deal was changed"}
+    final["opportunities"]["OPP-006"]["ownerId"] = "USR-004"
+    outcome = grade(crm_env, "TASK-002", frozen(final), frozen(initial), "done")
+    assert not outcome.passed
+
+
 def test_results_are_json(crm_env: Any) -> None:
     result = run("TASK-003", "solver")
     json.dumps(result.result)

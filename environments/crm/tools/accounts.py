@@ -12,7 +12,7 @@ from typing import Any
 
 from silo import Tool, ToolError, define_tool
 
-from ..state import mint_id, record_audit
+from ..state import CONTACTS_BY_ACCOUNT, OPPORTUNITIES_BY_ACCOUNT, mint_id, record_audit
 from .common import (
     acting_user,
     apply_changes,
@@ -95,8 +95,8 @@ def _search_accounts(state: State, args: Args) -> dict[str, Any]:
 
 def _get_account(state: State, args: Args) -> dict[str, Any]:
     account = fetch(state, "accounts", args["accountId"])
-    contacts = [c for c in state["contacts"].values() if c["accountId"] == account["id"]]
-    deals = [o for o in state["opportunities"].values() if o["accountId"] == account["id"]]
+    contacts = CONTACTS_BY_ACCOUNT.rows(state, account["id"])
+    deals = OPPORTUNITIES_BY_ACCOUNT.rows(state, account["id"])
     return {
         **snapshot(account),
         "contacts": [contact_view(state, c) for c in sorted_by_id(contacts)],

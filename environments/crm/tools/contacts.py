@@ -13,7 +13,7 @@ from typing import Any
 
 from silo import Tool, ToolError, define_tool
 
-from ..state import mint_id, record_audit
+from ..state import CONTACTS_BY_ACCOUNT, mint_id, record_audit
 from .common import (
     acting_user,
     apply_changes,
@@ -59,7 +59,7 @@ def _make_primary(state: State, contact: dict[str, Any]) -> list[str]:
 
 def has_primary(state: State, account_id: str) -> bool:
     """Whether the account already has a primary contact."""
-    return any(c["isPrimary"] and c["accountId"] == account_id for c in state["contacts"].values())
+    return any(c["isPrimary"] for c in CONTACTS_BY_ACCOUNT.rows(state, account_id))
 
 
 def new_contact(

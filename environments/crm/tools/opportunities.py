@@ -118,7 +118,13 @@ def _list_stages(state: State, args: Args) -> dict[str, Any]:
 
 
 def _list_opportunities(state: State, args: Args) -> dict[str, Any]:
-    found = [opp for opp in state["opportunities"].values() if _matches_filters(state, opp, args)]
+    if "ownerId" in args:  # the index narrows to the owner's deals; the filters do the rest
+        candidates = derived.OPPORTUNITIES_BY_OWNER.rows(state, args["ownerId"])
+    elif "accountId" in args:
+        candidates = derived.OPPORTUNITIES_BY_ACCOUNT.rows(state, args["accountId"])
+    else:
+        candidates = list(state["opportunities"].values())
+    found = [opp for opp in candidates if _matches_filters(state, opp, args)]
     return page(sorted_by_id(found), args, lambda opp: opportunity_view(state, opp))
 
 
@@ -138,8 +144,8 @@ def _get_opportunity(state: State, args: Args) -> dict[str, Any]:
     opp = fetch(state, "opportunities", args["opportunityId"])
     related = [
         activity_view(state, act)
-        for act in sorted_by_id(state["activities"].values())
-        if act["relatedType"] == "opportunity" and act["relatedId"] == opp["id"]
+        for act in sorted_by_id(derived.ACTIVITIES_BY_RECORD.rows(state, opp["id"]))
+        if act["relatedType"] == "opportunity"
     ]
     return {**opportunity_view(state, opp), "activities": related}
 
