@@ -49,12 +49,20 @@ class Point:
 
 @dataclass(frozen=True, slots=True)  # a sweep keeps one per rollout: no __dict__ each
 class Outcome:
+    """One rollout of a sweep. The run folder is kept as text (``run_path``): a ``Path`` costs
+    about three times the memory of its ``str``, and a sweep holds one outcome per rollout."""
+
     point: Point
     repeat: int
-    run_dir: Path | None
+    run_path: str | None
     passed: bool
     infra_error: str | None = None
     resumed: bool = False
+
+    @property
+    def run_dir(self) -> Path | None:
+        """The rollout's run folder (``None`` when it could not start)."""
+        return None if self.run_path is None else Path(self.run_path)
 
 
 def point_id(point: Point, repeat: int) -> str:
@@ -215,7 +223,7 @@ def run_points(
                 _append_jsonl(
                     group_dir / "resumed.jsonl", {"pointId": pid, "runDir": str(done_before[pid])}
                 )
-                outcomes.append(Outcome(point, repeat, done_before[pid], True, resumed=True))
+                outcomes.append(Outcome(point, repeat, str(done_before[pid]), True, resumed=True))
                 bar.step(f"{label} (resumed)")
                 continue
             try:
@@ -243,6 +251,7 @@ def run_points(
                 outcomes.append(Outcome(point, repeat, None, False, infra_error=exc.message))
                 bar.step(f"{label} ERROR")
                 continue
-            outcomes.append(Outcome(point, repeat, result.run_dir, result.passed))
+            run_path = None if result.run_dir is None else str(result.run_dir)
+            outcomes.append(Outcome(point, repeat, run_path, result.passed))
             bar.step(f"{label} {'PASS' if result.passed else 'FAIL'}")
     return outcomes

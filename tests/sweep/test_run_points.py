@@ -66,6 +66,7 @@ def test_infrastructure_failures_are_counted_apart(toy_project: Path) -> None:
         points, 2, project_dir=toy_project, group_dir=group, group_id="g2", progress=False
     )
     assert [o.infra_error is not None for o in outcomes] == [False, False, True, True]
+    assert [o.run_dir is None for o in outcomes] == [False, False, True, True]
     summary = summarize(group)
     assert summary["rollouts"] == 2 and summary["failed"] == 0
     assert len(summary["infraErrors"]) == 2
@@ -95,6 +96,10 @@ def test_resume_skips_completed_points_and_reports_them(toy_project: Path) -> No
         progress=False,
     )
     assert [o.resumed for o in second] == [True, True, False]
+    # Resumed outcomes point at the earlier group's run folders; the new one at its own.
+    assert [o.run_dir for o in second[:2]] == [o.run_dir for o in first]
+    assert second[2].run_dir is not None and second[2].run_dir.parent == runs_root / "b"
+    assert (second[2].run_dir / "result.json").is_file()
     assert len([d for d in (runs_root / "b").iterdir() if d.is_dir()]) == 1
     (row,) = summarize(runs_root / "b")["rows"]
     assert row["runs"] == 3 and row["resumed"] == 2
