@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from silo._jsonio import compact, exact_loads
+from silo._jsonio import compact, json_copy
 from silo._schema import InputValidator, validator_for
 from silo._trace import TraceWriter
 from silo._world import World
@@ -25,16 +25,19 @@ from silo.tools import Tool, ToolError
 
 __all__ = ["Bridge", "json_value"]
 
-# Compact JSON in, Python values out: every tool input and output crosses the bridge this way.
+# Every tool input and output crosses the bridge as compact JSON text (for the trace) and a
+# fresh copy read back from it (for the tool, or the agent), made in one step.
+_copy = json_copy
 _dumps = compact
-_loads = exact_loads  # only ever reads text _dumps made
-_perf = time.perf_counter
+_perf_ns = time.perf_counter_ns
+
+ErrorOutput = tuple[str, Any, bool]  # (JSON text, the agent's copy, True)
 
 
 def json_value(value: Any) -> Any:
     """A JSON copy of ``value`` (its ``str`` when it is not JSON), as artifacts record it."""
     try:
-        return _loads(_dumps(value))
+        return _copy(value)[1]
     except (TypeError, ValueError):
         return str(value)
 
@@ -60,6 +63,9 @@ class Bridge:
             self.signal._abort(reason)
 
     def call_tool(self, name: str, input: Any = None) -> ToolResult:
+        # One function for the whole common path (valid input, the tool returns JSON): every
+        # call saved shows in the per-call overhead. Refusals and failures build their error
+        # output in the helpers below.
         with self.lock:
             if self.reason is not None:
                 raise RunLimitError(self.reason, f"Run ended: {self.reason}.")
@@ -68,57 +74,59 @@ class Bridge:
                 raise RunLimitError(
                     "max_tool_calls", f"Tool call limit exceeded ({self.max_calls})."
                 )
-            self.calls += 1
-            call_id = self.calls
+            self.calls = call_id = self.calls + 1
+            args: Any
             if input is None or (type(input) is dict and not input):
                 input_json, args = "{}", {}
             else:
                 try:
-                    input_json = _dumps(input)
-                    args = _loads(input_json)
+                    input_json, args = _copy(input)
                 except (TypeError, ValueError):
                     input_json, args = _dumps(repr(input)), None
             trace = self.trace
             trace.tool_call(call_id, name, input_json)
-            started = _perf()
-            output_json, is_error = self._dispatch(name, args)
-            elapsed = (_perf() - started) * 1000
+            started = _perf_ns()
+            try:
+                tool = self.world.tools.get(name)
+            except TypeError:  # an unhashable name is just another unknown tool
+                tool = None
+            refusal: ErrorOutput | None
+            if tool is None or type(args) is not dict:
+                refusal = _refusal(name, tool)
+            else:
+                run = tool.run
+                validator = tool.__dict__.get("_validator") or _validator(tool)
+                quick = validator.quick  # the generated check, called without problems()
+                refusal = (
+                    None if quick is not None and quick(args) else _invalid(name, validator, args)
+                )
+            output: Any
+            if refusal is not None:
+                output_json, output, is_error = refusal
+            else:
+                try:
+                    raw = run(self.world.state, args)
+                except ToolError as exc:
+                    output_json, output, is_error = _error_output(exc.to_output())
+                except RunLimitError:
+                    raise
+                except Exception as exc:
+                    output_json, output, is_error = _error(
+                        "tool_crashed", f"{type(exc).__name__}: {exc}"
+                    )
+                else:
+                    try:
+                        output_json, output = _copy(raw)
+                        is_error = False
+                    except (TypeError, ValueError) as exc:
+                        output_json, output, is_error = _error(
+                            "tool_crashed", f'"{name}" returned a value that is not JSON: {exc}'
+                        )
+            elapsed = _perf_ns() - started
             if is_error:
                 self.errors += 1
             trace.tool_result(call_id, name, output_json, is_error, elapsed)
-            return ToolResult(output=_loads(output_json), isError=is_error)
-
-    def _dispatch(self, name: str, args: Any) -> tuple[str, bool]:
-        tool = self.world.tools.get(name)
-        if tool is None:
-            return _error(
-                "tool_not_found", f'Unknown tool "{name}"; call one of the tools offered.'
-            )
-        if type(args) is not dict:
-            return _error(
-                "invalid_input",
-                f'Invalid arguments for "{name}": input must be a JSON object.',
-                {"problems": ["input must be a JSON object"]},
-            )
-        problems = _validator(tool).problems(args)
-        if problems:
-            return _error(
-                "invalid_input",
-                f'Invalid arguments for "{name}": {"; ".join(problems)}.',
-                {"problems": problems},
-            )
-        try:
-            raw = tool.run(self.world.state, args)
-        except ToolError as exc:
-            return _dumps_error(exc.to_output())
-        except RunLimitError:
-            raise
-        except Exception as exc:
-            return _error("tool_crashed", f"{type(exc).__name__}: {exc}")
-        try:
-            return _dumps(raw), False
-        except (TypeError, ValueError) as exc:
-            return _error("tool_crashed", f'"{name}" returned a value that is not JSON: {exc}')
+            return ToolResult(output=output, isError=is_error)
 
     def emit(self, kind: str, data: Mapping[str, Any]) -> None:
         with self.lock:
@@ -138,15 +146,39 @@ def _validator(tool: Tool) -> InputValidator:
     return found
 
 
-def _dumps_error(output: dict[str, Any]) -> tuple[str, bool]:
+def _refusal(name: Any, tool: Tool | None) -> ErrorOutput:
+    """An unknown tool, or input that is not an object."""
+    if tool is None:
+        return _error("tool_not_found", f'Unknown tool "{name}"; call one of the tools offered.')
+    return _error(
+        "invalid_input",
+        f'Invalid arguments for "{name}": input must be a JSON object.',
+        {"problems": ["input must be a JSON object"]},
+    )
+
+
+def _invalid(name: Any, validator: InputValidator, args: dict[str, Any]) -> ErrorOutput | None:
+    """The invalid_input error listing every problem, or None when ``args`` is valid after all."""
+    problems = validator.problems(args)
+    if not problems:
+        return None
+    return _error(
+        "invalid_input",
+        f'Invalid arguments for "{name}": {"; ".join(problems)}.',
+        {"problems": problems},
+    )
+
+
+def _error_output(output: dict[str, Any]) -> ErrorOutput:
     try:
-        return _dumps(output), True
-    except (TypeError, ValueError):
-        return _dumps({"code": output.get("code"), "message": str(output.get("message"))}), True
+        text, copy = _copy(output)
+    except (TypeError, ValueError):  # non-JSON details: keep the code and the message
+        text, copy = _copy({"code": output.get("code"), "message": str(output.get("message"))})
+    return text, copy, True
 
 
-def _error(code: str, message: str, details: dict[str, Any] | None = None) -> tuple[str, bool]:
+def _error(code: str, message: str, details: dict[str, Any] | None = None) -> ErrorOutput:
     output: dict[str, Any] = {"code": code, "message": message}
     if details is not None:
         output["details"] = details
-    return _dumps_error(output)
+    return _error_output(output)

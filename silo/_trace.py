@@ -3,7 +3,8 @@
 Contract: events get ``seq`` from 1 and ``at`` (UTC ISO-8601, milliseconds). With a path, each
 line is written and flushed as it happens, so a process killed mid-run leaves every event so
 far; without one, lines are kept in memory. Tool events are assembled from pre-serialised JSON
-so the hot path serialises each input and output exactly once.
+so the hot path serialises each input and output exactly once; ``durationMs`` is milliseconds
+with three decimals (to the microsecond).
 """
 
 from __future__ import annotations
@@ -25,19 +26,43 @@ _OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0
 # The formatted whole second of the last timestamp: events come many per second, and
 # strftime is most of the cost of a timestamp. One tuple, so threads never see half of it.
 _SECOND: tuple[int, str] = (-1, "")
+# "000" to "999": a lookup is ~50x cheaper than formatting ``:03d`` on every event. Built by
+# the first event that needs it (building it costs ~0.1 ms, which importing must not pay).
+_DIGITS3: tuple[str, ...] = ()
+
+
+def _digits3() -> tuple[str, ...]:
+    global _DIGITS3
+    _DIGITS3 = tuple([str(n)[1:] for n in range(1000, 2000)])
+    return _DIGITS3
+
+
+# The last timestamp and the times that certainly share its text: (from, until, text). A tool
+# call's two events are mostly microseconds apart, so the second is usually this text again.
+_MILLI: tuple[float, float, str] = (0.0, 0.0, "")
 
 
 def utc_now_iso(now: float | None = None) -> str:
-    global _SECOND
+    global _SECOND, _MILLI
     t = _time() if now is None else now
+    cached = _MILLI
+    if cached[0] <= t < cached[1]:
+        return cached[2]
     whole = int(t)
-    cached = _SECOND
-    if cached[0] == whole:
-        prefix = cached[1]
+    second = _SECOND
+    if second[0] == whole:
+        prefix = second[1]
     else:
         prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
         _SECOND = (whole, prefix)
-    return f"{prefix}.{int((t - whole) * 1000):03d}Z"
+    ms = int((t - whole) * 1000)
+    if 0 <= ms < 1000:
+        text = f"{prefix}.{(_DIGITS3 or _digits3())[ms]}Z"
+        # Any later time up to a microsecond before the next millisecond has the same text:
+        # ``t - whole`` is exact, and the microsecond dwarfs the rounding of ``until``.
+        _MILLI = (t, whole + (ms + 0.999) / 1000, text)
+        return text
+    return f"{prefix}.{ms:03d}Z"  # a time before 1970: the same text as it always had
 
 
 _NAMES: dict[str, str] = {}
@@ -107,22 +132,46 @@ class TraceWriter:
         if written < total:
             _finish(fd, b"".join(parts)[written:])
 
+    # The two events of every tool call: one f-string each, appended or written directly
+    # (these run twice per call, so every call and copy saved shows in the per-call overhead).
+
     def tool_call(self, call_id: int, tool: str, input_json: str) -> None:
-        self.seq += 1
-        self._write(
-            f'{{"seq":{self.seq},"type":"tool_call","at":"{utc_now_iso()}","callId":{call_id},'
-            f'"tool":{_name_json(tool)},"input":{input_json}}}'
+        self.seq = seq = self.seq + 1
+        name = _NAMES.get(tool) if type(tool) is str else None
+        t, milli = _time(), _MILLI  # utc_now_iso's cache, read here to save a call
+        at = milli[2] if milli[0] <= t < milli[1] else utc_now_iso(t)
+        line = (
+            f'{{"seq":{seq},"type":"tool_call","at":"{at}","callId":{call_id},'
+            f'"tool":{name or _name_json(tool)},"input":{input_json}}}'
         )
+        if self._fd is None:
+            self.lines.append(line)
+        else:
+            self._write(line)
 
     def tool_result(
-        self, call_id: int, tool: str, output_json: str, is_error: bool, duration_ms: float
+        self, call_id: int, tool: str, output_json: str, is_error: bool, duration_ns: int
     ) -> None:
-        self.seq += 1
-        self._write(
-            f'{{"seq":{self.seq},"type":"tool_result","at":"{utc_now_iso()}","callId":{call_id},'
-            f'"tool":{_name_json(tool)},"output":{output_json},'
-            f'"isError":{"true" if is_error else "false"},"durationMs":{duration_ms:.3f}}}'
+        """``durationMs`` is ``duration_ns`` in milliseconds to the microsecond ("12.345").
+
+        Integer arithmetic and a table, not float formatting: the same text for the same
+        microseconds, at a fraction of the cost.
+        """
+        self.seq = seq = self.seq + 1
+        name = _NAMES.get(tool) if type(tool) is str else None
+        us = (duration_ns + 500) // 1000
+        digits = _DIGITS3 or _digits3()
+        t, milli = _time(), _MILLI
+        at = milli[2] if milli[0] <= t < milli[1] else utc_now_iso(t)
+        line = (
+            f'{{"seq":{seq},"type":"tool_result","at":"{at}","callId":{call_id},'
+            f'"tool":{name or _name_json(tool)},"output":{output_json},'
+            f'"isError":{"true" if is_error else "false"},"durationMs":{us // 1000}.{digits[us % 1000]}}}'
         )
+        if self._fd is None:
+            self.lines.append(line)
+        else:
+            self._write(line)
 
     def close(self) -> None:
         if self._fd is not None:
