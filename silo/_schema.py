@@ -24,7 +24,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from silo._jsonio import canonical
-from silo._schema_codegen import Check, compile_check
 from silo._schema_interp import Invalid, check, interpretable
 
 __all__ = ["InputValidator", "validator_for", "schema_problems"]
@@ -98,7 +97,7 @@ class InputValidator:
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.schema = schema
-        self.quick: Check | None = None
+        self.quick: Callable[[Any], bool] | None = None
         self._full: Any = None
         self._fast: Callable[[Any], Any] | None = None
         self._cold = False  # interpreting until COMPILE_AFTER checks
@@ -112,6 +111,9 @@ class InputValidator:
 
     def _compile(self) -> None:
         self._cold = False
+        # Imported here: a single short rollout only ever interprets, and never pays for it.
+        from silo._schema_codegen import compile_check
+
         self.quick = compile_check(self.schema)  # a few hundred µs, once per schema
         if self.quick is not None:
             return
