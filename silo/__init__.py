@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from silo.compare import compare
     from silo.environment import Environment, load_environment
     from silo.indexes import Index
+    from silo.point import Point
     from silo.rollout import Budget, RolloutResult, run_task
     from silo.summary import summarize
-    from silo.sweep import Point, run_points
+    from silo.sweep import run_points
     from silo.validate import validate_environment
 
 __all__ = [
@@ -68,7 +69,7 @@ _LAZY = {
     "Budget": "silo.rollout",
     "RolloutResult": "silo.rollout",
     "run_task": "silo.rollout",
-    "Point": "silo.sweep",
+    "Point": "silo.point",
     "run_points": "silo.sweep",
     "summarize": "silo.summary",
     "compare": "silo.compare",

@@ -36,7 +36,7 @@ from silo._jsonio import pretty, write_text_atomic
 from silo.agents import resolve_agent
 from silo.environment import load_environment
 from silo.errors import SiloError
-from silo.sweep import Point, run_point
+from silo.point import Point, run_point
 
 __all__ = [
     "CONFIG_NAME",

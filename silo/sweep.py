@@ -1,6 +1,6 @@
 """Running many rollouts: points × repeats, resume, progress.
 
-Contract: a :class:`Point` is one (environment, task, agent, budget, seed) combination;
+Contract: for points (:class:`silo.point.Point`: environment, task, agent, budget, seed),
 :func:`run_points` runs each point ``runs`` times in this process (repeat *i* gets seed
 ``seed + i``), every rollout in its own folder under ``group_dir``, and returns one
 :class:`Outcome` per rollout. A point that cannot start (bad config, missing agent) is an
@@ -11,21 +11,21 @@ agent failure. With ``resume`` a rollout whose ``pointId`` already completed any
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from silo._jsonio import canonical
 from silo.agents import ResolvedAgent, resolve_agent
 from silo.environment import Environment, load_environment
 from silo.errors import SiloError
-from silo.rollout import Budget, RolloutResult, _project, run_task
+from silo.point import Point, expand_tasks, point_id, run_point
+from silo.rollout import _project
 
+# Point, run_point, point_id and expand_tasks live in silo.point and are re-exported here.
 __all__ = [
     "Outcome",
     "Point",
@@ -35,16 +35,6 @@ __all__ = [
     "run_point",
     "run_points",
 ]
-
-
-@dataclass(frozen=True)
-class Point:
-    env: str
-    task: str
-    agent: Any  # a name, a path, a target or a config mapping (see silo.agents)
-    agent_label: str
-    budget: Budget
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)  # a sweep keeps one per rollout: no __dict__ each
@@ -63,39 +53,6 @@ class Outcome:
     def run_dir(self) -> Path | None:
         """The rollout's run folder (``None`` when it could not start)."""
         return None if self.run_path is None else Path(self.run_path)
-
-
-def point_id(point: Point, repeat: int) -> str:
-    """A stable id for a rollout's resolved config, used by ``resume``."""
-    agent = point.agent if isinstance(point.agent, (str, Mapping)) else repr(point.agent)
-    text = canonical(
-        {
-            "env": point.env,
-            "task": point.task,
-            "agent": agent,
-            "budget": [point.budget.max_tool_calls, point.budget.timeout_ms],
-            "seed": point.seed,
-            "repeat": repeat,
-        }
-    )
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
-
-
-def expand_tasks(pattern: str, known: Iterable[str]) -> list[str]:
-    """``all`` → every task; a glob (``TASK-00*``) → the matching tasks; else the id itself."""
-    import fnmatch
-
-    ids = list(known)
-    if pattern == "all":
-        return ids
-    if any(ch in pattern for ch in "*?["):
-        matched = [t for t in ids if fnmatch.fnmatchcase(t, pattern)]
-        if not matched:
-            raise SiloError(
-                "task_not_found", f'no task matches "{pattern}"; known: {", ".join(ids)}'
-            )
-        return matched
-    return [pattern]
 
 
 def completed_points(runs_root: Path) -> dict[str, Path]:
@@ -162,37 +119,6 @@ class _PointAgent:
             self.stable = resolved
         self.seen = resolved
         return resolved
-
-
-def run_point(
-    point: Point,
-    repeat: int = 0,
-    *,
-    project_dir: Path,
-    runs_dir: Path | None,
-    group_id: str | None = None,
-    environment: Environment | None = None,
-    agent: Any = None,
-) -> RolloutResult:
-    """Run repeat ``repeat`` of ``point`` (seed ``point.seed + repeat``).
-
-    ``runs_dir=None`` keeps the artifacts in memory. ``environment`` is ``point.env`` already
-    loaded and ``agent`` ``point.agent`` already resolved, so repeats skip finding them again.
-    """
-    fields = {"pointId": point_id(point, repeat), "repeat": repeat} if group_id else None
-    return run_task(
-        environment if environment is not None else point.env,
-        point.task,
-        point.agent if agent is None else agent,
-        point.budget,
-        project_dir=project_dir,
-        runs_dir=runs_dir,
-        write_artifacts=runs_dir is not None,
-        seed=point.seed + repeat,
-        group_id=group_id,
-        agent_label=point.agent_label,
-        run_fields=fields,
-    )
 
 
 def run_points(

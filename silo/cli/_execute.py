@@ -54,10 +54,10 @@ def execute(cfg: Any, project: Path) -> int:
 
 
 def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
-    from silo.sweep import run_point, run_points
-
     single = group_dir is None and plan.runs == 1 and len(plan.points) == 1 and not plan.resume
-    if single:
+    if single:  # silo.point alone: a single run never imports the sweep machinery
+        from silo.point import run_point
+
         point = plan.points[0]
         try:
             result = run_point(point, project_dir=project, runs_dir=plan.runs_dir)
@@ -72,6 +72,8 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         group_id, group_dir = allocate_run_dir(plan.runs_dir, prefix="group")
     else:
         group_id = group_dir.name
+    from silo.sweep import run_points
+
     outcomes = run_points(
         plan.points,
         plan.runs,

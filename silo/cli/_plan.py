@@ -15,8 +15,8 @@ from typing import Any
 
 from silo.environment import load_environment
 from silo.errors import SiloError
+from silo.point import Point, expand_tasks
 from silo.rollout import Budget
-from silo.sweep import Point, expand_tasks
 
 __all__ = ["Plan", "plan_from_config"]
 
