@@ -8,8 +8,15 @@ Variants, each a real ``silo-run`` subprocess (and ``run_points`` in a fresh pro
   small run timed alongside (start-up and composition cancel out), and as ``run_points`` alone
   in a fresh process (no start-up, no Hydra, no summary). Also unpinned, and ``task=all``.
 * ``basic``      — ``silo-run -m env=crm task=TASK-002 '+rep=range(0,M)'``: one Hydra job per
-  rollout, run in sequence by Hydra's basic launcher.
+  rollout, run in sequence by Hydra's basic launcher, swept by silo-run's default sweeper
+  (``hydra/sweeper=silo``: one composition per job, in the launcher).
 * ``joblib x2``  — the same multirun with ``hydra/launcher=joblib hydra.launcher.n_jobs=2``.
+  ``--launcher-repeat R`` runs each launcher R times, alternating them, and reports medians;
+  ``--hydra-sweeper`` also runs both with Hydra's own ``hydra/sweeper=basic`` (which composes
+  every job once more, serially, in the parent) for the before/after comparison. Each launcher
+  row gives the CPU time of the run (all its processes) per rollout, and the load average is
+  printed before and after: the machine is shared, and a busy neighbour takes a core from the
+  two workers, not from the basic launcher.
 
 Where the artifacts go: ``runs_dir`` is on tmpfs (``/dev/shm``) when there is one, so the
 figures are Silo's cost of writing them (every file is still created, written and renamed;
@@ -23,6 +30,7 @@ disk rows a measure of the disk. Launchers use M = 200 jobs by default (about 25
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 from pathlib import Path
@@ -49,6 +57,17 @@ def silo_run(args: list[str], runs_dir: Path, cpu: int | None = None) -> float:
         env=bench_env(),
         cpu=cpu,
     )
+
+
+def timed_sweep(args: list[str], runs_dir: Path, jobs: int) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (this multirun's processes, workers included) of a sweep."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = silo_run(args, runs_dir)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert count_runs(runs_dir) == jobs, f"{' '.join(args)}: wrong number of runs"
+    shutil.rmtree(runs_dir, ignore_errors=True)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu
 
 
 def count_runs(runs_dir: Path) -> int:
@@ -109,9 +128,17 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=1000, help="rollouts of the fast path")
     p.add_argument("--launcher-jobs", type=int, default=200, help="jobs of each multirun")
     p.add_argument("--repeat", type=int, default=3, help="repetitions of each fast-path run")
+    p.add_argument(
+        "--launcher-repeat", type=int, default=1, help="runs of each launcher, alternated"
+    )
+    p.add_argument(
+        "--hydra-sweeper",
+        action="store_true",
+        help="also run both launchers with Hydra's basic sweeper (the former default)",
+    )
     args = p.parse_args()
     if args.quick:
-        args.runs, args.launcher_jobs, args.repeat = 6, 2, 1
+        args.runs, args.launcher_jobs, args.repeat, args.launcher_repeat = 6, 2, 1, 1
     header("bench_sweeps: rollouts per second with all four artifacts written", args.quick)
     cpu = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     report = Report("sweeps", args)
@@ -125,7 +152,7 @@ def main() -> None:
         + (f"; and {disk} (project disk) for the disk rows" if memory else "")
         + "\n"
     )
-    rows = []
+    rows: list[list[object]] = []
     try:
         rate_inproc = in_process_rate(n, where / "inproc", cpu)
         shutil.rmtree(where / "inproc", ignore_errors=True)
@@ -191,26 +218,55 @@ def main() -> None:
             )
 
         sweep = ["-m", "env=crm", "task=TASK-002", f"+rep=range(0,{m})"]
-        d = where / "basic"
-        w_basic = silo_run(sweep, d)
-        assert count_runs(d) == m, "basic launcher wrote the wrong number of runs"
-        shutil.rmtree(d, ignore_errors=True)
-        d = where / "joblib"
-        w_joblib = silo_run([*sweep, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2"], d)
-        assert count_runs(d) == m, "joblib launcher wrote the wrong number of runs"
-        shutil.rmtree(d, ignore_errors=True)
-        rows.append(["basic launcher (-m)", m, f"{w_basic:.2f}", f"{m / w_basic:,.1f}", "", ""])
-        rows.append(["joblib n_jobs=2 (-m)", m, f"{w_joblib:.2f}", f"{m / w_joblib:,.1f}", "", ""])
+        joblib = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
+        variants = {"basic": [], "joblib": joblib}
+        if args.hydra_sweeper:
+            variants["basic, hydra sweeper"] = ["hydra/sweeper=basic"]
+            variants["joblib, hydra sweeper"] = [*joblib, "hydra/sweeper=basic"]
+        timings: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+        load_before = os.getloadavg()
+        for i in range(args.launcher_repeat):
+            order = list(variants) if i % 2 == 0 else list(reversed(variants))
+            for name in order:
+                timings[name].append(timed_sweep([*sweep, *variants[name]], where / "m", m))
+        load_after = os.getloadavg()
+        w = {name: median([t[0] for t in runs]) for name, runs in timings.items()}
+        for name, runs in timings.items():
+            row_label = {"basic": "basic launcher (-m)", "joblib": "joblib n_jobs=2 (-m)"}.get(
+                name, f"{name} (-m)"
+            )
+            cpu_ms = 1000 * median([t[1] for t in runs]) / m
+            rows.append(
+                [row_label, m, f"{w[name]:.2f}", f"{m / w[name]:,.1f}", "", "", f"{cpu_ms:.0f}"]
+            )
+        w_basic, w_joblib = w["basic"], w["joblib"]
     finally:
         shutil.rmtree(disk, ignore_errors=True)
         if memory:
             shutil.rmtree(memory, ignore_errors=True)
 
+    for row in rows:
+        row.extend([""] * (7 - len(row)))
     report.print_table(
-        ["variant", "rollouts", "wall s", "rollouts/s", "marginal /s", "in-process /s"],
+        [
+            "variant",
+            "rollouts",
+            "wall s",
+            "rollouts/s",
+            "marginal /s",
+            "in-process /s",
+            "cpu ms/run",
+        ],
         rows,
         title=f"fast path: median of {args.repeat} runs; marginal = (N - {n0}) / "
-        f"(wall(N) - wall({n0})); in-process = run_points alone, no start-up, no summary",
+        f"(wall(N) - wall({n0})); in-process = run_points alone, no start-up, no summary; "
+        f"launchers: median of {args.launcher_repeat} alternated runs, cpu = all processes",
+    )
+    report.note(
+        "load average (1, 5, 15 min) before the launcher runs "
+        + ", ".join(f"{x:.2f}" for x in load_before)
+        + "; after "
+        + ", ".join(f"{x:.2f}" for x in load_after)
     )
     report.figure("inProcessRate", rate_inproc)
     report.figure("fastPathWallS", w_n)
@@ -219,6 +275,14 @@ def main() -> None:
     report.figure("basicRate", m / w_basic)
     report.figure("joblibRate", m / w_joblib)
     report.figure("launcherJobs", m)
+    report.figure("launcherRepeat", args.launcher_repeat)
+    report.figure("loadAverageBefore", list(load_before))
+    report.figure("loadAverageAfter", list(load_after))
+    for name, runs in timings.items():
+        key = name.replace(",", "").replace(" ", "_")
+        report.figure(f"cpuMsPerRun_{key}", 1000 * median([t[1] for t in runs]) / m)
+        if name not in ("basic", "joblib"):
+            report.figure(f"rate_{key}", m / w[name])
     for key, value in extra.items():
         report.figure(key, value)
     report.ratio(f"fast path in-process rollouts/s, one core, {label}", rate_inproc, 1000, ">=")

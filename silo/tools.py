@@ -122,7 +122,8 @@ def tool(
     return build(fn) if fn is not None else build
 
 
-_ARG_LINE = re.compile(r"^(\w+)\s*(?:\([^)]*\))?:\s*(.*)$")
+# Compiled on first use (re caches it): environments built with define_tool never need it.
+_ARG_LINE = r"^(\w+)\s*(?:\([^)]*\))?:\s*(.*)$"
 _ARG_HEADERS = ("Args:", "Arguments:", "Parameters:")
 
 
@@ -139,7 +140,7 @@ def _parse_docstring(func: Callable[..., Any], names: list[str]) -> tuple[str, d
         elif in_args and not text:
             in_args, current = False, None
         elif in_args:
-            match = _ARG_LINE.match(text)
+            match = re.match(_ARG_LINE, text)
             if match and match.group(1) in names:
                 current = match.group(1)
                 arg_docs[current] = match.group(2)

@@ -3,18 +3,21 @@
 Contract: ``silo-run env=crm task=TASK-002 agent=solver`` composes ``conf/`` (the project's
 first, then Silo's packaged one), runs the rollout(s) through :func:`silo.run_task`, prints a
 report and exits 0 only when every rollout passed (1 when one failed, 2 when a rollout could not
-start). ``-m`` sweeps with Hydra's sweeper and any installed launcher. User mistakes get one
+start). ``-m`` sweeps with Silo's sweeper (``hydra/sweeper=silo``, see
+:mod:`silo.cli._sweeper`) and any installed launcher; a single run's config is composed once,
+not twice (see :func:`silo.cli._hydra.compose_once`). User mistakes get one
 line on stderr, never a traceback. No ``outputs/`` or ``.hydra/`` folders are written.
 """
 
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 
 import hydra
 from omegaconf import DictConfig
 
-from silo.cli._hydra import check_group_overrides, prepare
+from silo.cli._hydra import check_group_overrides, compose_once, prepare
 from silo.errors import SiloError
 
 __all__ = ["main", "STATUS"]
@@ -50,8 +53,14 @@ def main() -> None:
         sys.exit(2)
     _PROJECT[:] = [project]
     STATUS.clear()
+    from silo.cli._sweeper import register  # hydra/sweeper=silo: not found by Hydra's scan
+
+    register()
+    # A multirun composes once per job whatever get_mode does: only a single run gains.
+    multirun = "-m" in args or "--multirun" in args
     try:
-        _app()
+        with nullcontext() if multirun else compose_once():
+            _app()
     except ValueError as exc:  # Hydra's own argument checks (e.g. -m with --cfg)
         sys.stderr.write(f"silo-run: {exc}\n")
         sys.exit(2)
