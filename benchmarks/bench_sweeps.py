@@ -23,8 +23,9 @@ figures are Silo's cost of writing them (every file is still created, written an
 only the disk is taken out), and the fast path is also run on the project disk
 (``.silo/bench``) for the record. On the virtual machine these figures come from, the cost of
 creating a file on disk varied tenfold within the hour (20 µs to 250 µs), which would make the
-disk rows a measure of the disk. Launchers use M = 200 jobs by default (about 25 s each here;
-``--launcher-jobs 1000`` for the full size); rates are per second either way.
+disk rows a measure of the disk. Launchers use M = 1,000 jobs by default, the issue's size
+(about 40-70 s each here; ``--launcher-jobs 200`` for a quicker look); rates are per second
+either way.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def fast_path(
 def main() -> None:
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=1000, help="rollouts of the fast path")
-    p.add_argument("--launcher-jobs", type=int, default=200, help="jobs of each multirun")
+    p.add_argument("--launcher-jobs", type=int, default=1000, help="jobs of each multirun")
     p.add_argument("--repeat", type=int, default=3, help="repetitions of each fast-path run")
     p.add_argument(
         "--launcher-repeat", type=int, default=1, help="runs of each launcher, alternated"
