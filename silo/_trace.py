@@ -132,22 +132,21 @@ class TraceWriter:
         if written < total:
             _finish(fd, b"".join(parts)[written:])
 
-    # The two events of every tool call: one f-string each, appended or written directly
-    # (these run twice per call, so every call and copy saved shows in the per-call overhead).
+    # The two events of every tool call: one f-string each, sharing _tool_head (these run
+    # twice per call, so every copy saved shows in the per-call overhead).
 
-    def tool_call(self, call_id: int, tool: str, input_json: str) -> None:
+    def _tool_head(self, kind: str, call_id: int, tool: str) -> str:
         self.seq = seq = self.seq + 1
         name = _NAMES.get(tool) if type(tool) is str else None
         t, milli = _time(), _MILLI  # utc_now_iso's cache, read here to save a call
         at = milli[2] if milli[0] <= t < milli[1] else utc_now_iso(t)
-        line = (
-            f'{{"seq":{seq},"type":"tool_call","at":"{at}","callId":{call_id},'
-            f'"tool":{name or _name_json(tool)},"input":{input_json}}}'
+        return (
+            f'{{"seq":{seq},"type":"{kind}","at":"{at}","callId":{call_id},'
+            f'"tool":{name or _name_json(tool)}'
         )
-        if self._fd is None:
-            self.lines.append(line)
-        else:
-            self._write(line)
+
+    def tool_call(self, call_id: int, tool: str, input_json: str) -> None:
+        self._write(f'{self._tool_head("tool_call", call_id, tool)},"input":{input_json}}}')
 
     def tool_result(
         self, call_id: int, tool: str, output_json: str, is_error: bool, duration_ns: int
@@ -157,21 +156,13 @@ class TraceWriter:
         Integer arithmetic and a table, not float formatting: the same text for the same
         microseconds, at a fraction of the cost.
         """
-        self.seq = seq = self.seq + 1
-        name = _NAMES.get(tool) if type(tool) is str else None
         us = (duration_ns + 500) // 1000
         digits = _DIGITS3 or _digits3()
-        t, milli = _time(), _MILLI
-        at = milli[2] if milli[0] <= t < milli[1] else utc_now_iso(t)
-        line = (
-            f'{{"seq":{seq},"type":"tool_result","at":"{at}","callId":{call_id},'
-            f'"tool":{name or _name_json(tool)},"output":{output_json},'
-            f'"isError":{"true" if is_error else "false"},"durationMs":{us // 1000}.{digits[us % 1000]}}}'
+        self._write(
+            f'{self._tool_head("tool_result", call_id, tool)},"output":{output_json},'
+            f'"isError":{"true" if is_error else "false"},'
+            f'"durationMs":{us // 1000}.{digits[us % 1000]}}}'
         )
-        if self._fd is None:
-            self.lines.append(line)
-        else:
-            self._write(line)
 
     def close(self) -> None:
         if self._fd is not None:

@@ -97,15 +97,19 @@ def moves_only_one_deal(inp: Any) -> dict[str, str]:
     return {"output": f"Moved {first}."}
 
 
-def moves_to_the_wrong_rep(inp: Any) -> dict[str, str]:
+def _move_his_open_deals(inp: Any, to: str) -> None:
     for opp in _call(inp, "list_opportunities", {"ownerId": "USR-004", "status": "open"})[
         "results"
     ]:
         _call(
             inp,
             "reassign_opportunity",
-            {"actorId": "USR-001", "opportunityId": opp["id"], "newOwnerId": "USR-005"},
+            {"actorId": "USR-001", "opportunityId": opp["id"], "newOwnerId": to},
         )
+
+
+def moves_to_the_wrong_rep(inp: Any) -> dict[str, str]:
+    _move_his_open_deals(inp, "USR-005")
     return {"output": "done"}
 
 
@@ -253,14 +257,7 @@ def test_tools_and_verifiers_share_the_weighted_helper(
 
 
 def moves_his_deals_and_edits_another(inp: Any) -> dict[str, str]:
-    for opp in _call(inp, "list_opportunities", {"ownerId": "USR-004", "status": "open"})[
-        "results"
-    ]:
-        _call(
-            inp,
-            "reassign_opportunity",
-            {"actorId": "USR-001", "opportunityId": opp["id"], "newOwnerId": "USR-003"},
-        )
+    _move_his_open_deals(inp, "USR-003")
     _call(
         inp, "update_opportunity", {"actorId": "USR-001", "opportunityId": "OPP-001", "amount": 1}
     )
