@@ -55,7 +55,7 @@ PLUGIN_TARGET = "hydra_plugins.silo_sweeper.SiloSweeper"
 
 
 def register() -> None:
-    """Make ``hydra/sweeper=silo`` instantiable in this process (idempotent).
+    """Make ``hydra/sweeper=silo`` (and ``hydra/launcher=joblib``) instantiable here (idempotent).
 
     ``Plugins.instance()`` is the plugin scan Hydra runs at every start anyway; calling it
     first only moves it earlier.
@@ -65,6 +65,9 @@ def register() -> None:
     plugins = Plugins.instance()
     plugins.register(SiloSweeper)  # public: lists it under Sweeper (--info plugins)
     plugins.class_name_to_class[PLUGIN_TARGET] = SiloSweeper
+    from silo.cli import _launcher
+
+    _launcher.register(plugins)
 
 
 # Not a subclass of BasicSweeper: Hydra's plugin scan re-executes the core plugin modules, so
