@@ -95,6 +95,8 @@ def check_group_overrides(args: list[str], project: Path) -> None:
         group = override.key_or_group
         if not override.is_add() and not override.is_force_add():
             _check_key(group)
+        if group == "hydra/launcher" and not override.is_delete():
+            _check_launcher(override.get_value_element_as_str())
         if group not in GROUPS or override.package or override.is_delete():
             continue
         values = (
@@ -110,6 +112,38 @@ def check_group_overrides(args: list[str], project: Path) -> None:
                     f'unknown {group} "{value}"; available: {", ".join(known)}'
                     + (f" (or add conf/{group}/{value}.yaml)" if group != "env" else ""),
                 )
+
+
+# Launchers Silo ships configs for, and the plugin package each needs (an optional extra).
+_LAUNCHER_PLUGINS = {
+    "joblib": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
+    "hydra_joblib": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
+    "ray_local": ("hydra_plugins.hydra_ray_launcher", "ray"),
+    "ray_cluster": ("hydra_plugins.hydra_ray_launcher", "ray"),
+    "slurm": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
+    "slurm_local": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
+}
+
+
+def _check_launcher(choice: str) -> None:
+    """One line naming the extra to install when a launcher's plugin is missing (Hydra would
+    say it cannot find a config the user never typed)."""
+    found = _LAUNCHER_PLUGINS.get(choice)
+    if found is None:
+        return
+    from importlib.util import find_spec
+
+    module, extra = found
+    try:
+        installed = find_spec(module) is not None
+    except (ImportError, ValueError):
+        installed = False
+    if not installed:
+        raise SiloError(
+            "launcher_missing",
+            f"hydra/launcher={choice} needs its Hydra plugin; install it with "
+            f"pip install -e '.[{extra}]' (or pip install 'silo[{extra}]')",
+        )
 
 
 def _check_key(key: str) -> None:

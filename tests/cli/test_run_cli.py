@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,18 @@ def test_user_mistakes_get_one_line(toy_project: Path, args: list[str], expected
     assert expected in proc.stderr
     assert not (toy_project / ".silo" / "runs").exists() or not list(
         (toy_project / ".silo" / "runs").glob("run_*")
+    )
+
+
+@pytest.mark.skipif(
+    find_spec("hydra_plugins.hydra_ray_launcher") is not None, reason="the Ray launcher is here"
+)
+def test_a_launcher_whose_plugin_is_missing_names_the_extra(toy_project: Path) -> None:
+    proc = silo_run(toy_project, "-m", "env=toy", "task=TASK-001", "hydra/launcher=ray_local")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert proc.stderr == (
+        "silo-run: hydra/launcher=ray_local needs its Hydra plugin; install it with "
+        "pip install -e '.[ray]' (or pip install 'silo[ray]')\n"
     )
 
 
