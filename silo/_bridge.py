@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from silo._jsonio import compact, json_copy
+from silo._jsonio import compact, json_copy, json_copy_utf8
 from silo._schema import InputValidator, validator_for
 from silo._trace import TraceWriter
 from silo._world import World
@@ -28,6 +28,7 @@ __all__ = ["Bridge", "json_value"]
 # Every tool input and output crosses the bridge as compact JSON text (for the trace) and a
 # fresh copy read back from it (for the tool, or the agent), made in one step.
 _copy = json_copy
+_copy_utf8 = json_copy_utf8
 _dumps = compact
 _perf_ns = time.perf_counter_ns
 
@@ -101,6 +102,7 @@ class Bridge:
                     None if quick is not None and quick(args) else _invalid(name, validator, args)
                 )
             output: Any
+            output_json: str | bytes
             if refusal is not None:
                 output_json, output, is_error = refusal
             else:
@@ -116,7 +118,7 @@ class Bridge:
                     )
                 else:
                     try:
-                        output_json, output = _copy(raw)
+                        output_json, output = _copy_utf8(raw)  # decoded when the trace is
                         is_error = False
                     except (TypeError, ValueError) as exc:
                         output_json, output, is_error = _error(

@@ -22,6 +22,7 @@ __all__ = [
     "compact_encoder",
     "exact_loads",
     "json_copy",
+    "json_copy_utf8",
     "pretty",
     "write_json_atomic",
     "write_text_atomic",
@@ -136,6 +137,13 @@ def json_copy(value: Any) -> tuple[str, Any]:
     own ``__eq__`` claims to equal its JSON form (an enum equal to its value) is taken at its
     word.
     """
+    text, copy = json_copy_utf8(value)
+    return (text.decode() if isinstance(text, bytes) else text), copy
+
+
+def json_copy_utf8(value: Any) -> tuple[bytes | str, Any]:
+    """:func:`json_copy`, with the text as UTF-8 ``bytes`` when orjson made it (``str`` when
+    the standard library did), for a caller that stores it and decodes only when read."""
     fast = _fast
     if fast is None:
         fast = _load_fast()
@@ -145,7 +153,7 @@ def json_copy(value: Any) -> tuple[str, Any]:
             data = dumps(value, option=option)
             copy = loads(data)
             if copy == value:
-                return data.decode(), copy
+                return data, copy
         except Exception:  # orjson refused, or ``==`` raised: the standard library decides
             pass
     text = compact(value)

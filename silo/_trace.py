@@ -86,20 +86,71 @@ def _finish(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _tool_line(
+    kind: str,
+    seq: int,
+    t: float,
+    call_id: int,
+    tool: str,
+    key: str,
+    json_text: str | bytes,
+    is_error: bool,
+    duration_ns: int,
+) -> str:
+    """The line of a ``tool_call`` (``key`` "input") or ``tool_result`` (``key`` "output").
+
+    ``durationMs`` is ``duration_ns`` in milliseconds to the microsecond ("12.345"), with
+    integer arithmetic and a table rather than float formatting: the same text for the same
+    microseconds, at a fraction of the cost.
+    """
+    # UTF-8 from orjson, decoded only now that it is needed.
+    text = json_text.decode() if isinstance(json_text, bytes) else json_text
+    name = _NAMES.get(tool) if type(tool) is str else None
+    milli = _MILLI  # utc_now_iso's cache, read here to save a call
+    at = milli[2] if milli[0] <= t < milli[1] else utc_now_iso(t)
+    head = (
+        f'{{"seq":{seq},"type":"{kind}","at":"{at}","callId":{call_id},'
+        f'"tool":{name or _name_json(tool)},"{key}":{text}'
+    )
+    if key == "input":
+        return head + "}"
+    us = (duration_ns + 500) // 1000
+    digits = _DIGITS3 or _digits3()
+    return (
+        f'{head},"isError":{"true" if is_error else "false"},'
+        f'"durationMs":{us // 1000}.{digits[us % 1000]}}}'
+    )
+
+
 class TraceWriter:
-    __slots__ = ("seq", "_fd", "lines")
+    __slots__ = ("seq", "_fd", "_lines")
 
     def __init__(self, path: Path | None) -> None:
         self.seq = 0
         # A raw descriptor: each line is one write(2), which is what a flush per line costs
         # anyway, without the buffered text layer in between. Closed by close().
         self._fd: int | None = os.open(path, _OPEN_FLAGS, 0o666) if path else None
-        self.lines: list[str] = []
+        # In memory, a tool event is kept as the arguments of _tool_line until lines is read.
+        self._lines: list[Any] = []
+
+    @property
+    def lines(self) -> list[str]:
+        """Every line so far (in memory; empty when streaming to a file).
+
+        Tool events kept in memory are rendered here, on first read, into exactly the text a
+        file gets: a rollout whose trace nobody reads (a training loop without artifacts)
+        never formats them.
+        """
+        lines = self._lines
+        for index, line in enumerate(lines):
+            if type(line) is tuple:
+                lines[index] = _tool_line(*line)
+        return lines
 
     def _write(self, line: str) -> None:
         fd = self._fd
         if fd is None:
-            self.lines.append(line)
+            self._lines.append(line)
             return
         data = (line + "\n").encode("utf-8")
         written = os.write(fd, data)
@@ -124,7 +175,7 @@ class TraceWriter:
         start = f"{text[:-1]},{_dumps(key)}:"
         fd = self._fd
         if fd is None:
-            self.lines.append(f"{start}{raw}}}")
+            self._lines.append(f"{start}{raw}}}")
             return
         parts = [start.encode("utf-8"), raw_utf8, b"}\n"]
         written = os.writev(fd, parts)
@@ -132,37 +183,29 @@ class TraceWriter:
         if written < total:
             _finish(fd, b"".join(parts)[written:])
 
-    # The two events of every tool call: one f-string each, sharing _tool_head (these run
-    # twice per call, so every copy saved shows in the per-call overhead).
-
-    def _tool_head(self, kind: str, call_id: int, tool: str) -> str:
-        self.seq = seq = self.seq + 1
-        name = _NAMES.get(tool) if type(tool) is str else None
-        t, milli = _time(), _MILLI  # utc_now_iso's cache, read here to save a call
-        at = milli[2] if milli[0] <= t < milli[1] else utc_now_iso(t)
-        return (
-            f'{{"seq":{seq},"type":"{kind}","at":"{at}","callId":{call_id},'
-            f'"tool":{name or _name_json(tool)}'
-        )
+    # The two events of every tool call (twice per call: every copy saved shows in the
+    # per-call overhead). In memory they are recorded as fields and rendered when read.
 
     def tool_call(self, call_id: int, tool: str, input_json: str) -> None:
-        self._write(f'{self._tool_head("tool_call", call_id, tool)},"input":{input_json}}}')
+        self.seq = seq = self.seq + 1
+        event = ("tool_call", seq, _time(), call_id, tool, "input", input_json, False, 0)
+        if self._fd is None:
+            self._lines.append(event)
+        else:
+            self._write(_tool_line(*event))
 
     def tool_result(
-        self, call_id: int, tool: str, output_json: str, is_error: bool, duration_ns: int
+        self, call_id: int, tool: str, output_json: str | bytes, is_error: bool, duration_ns: int
     ) -> None:
-        """``durationMs`` is ``duration_ns`` in milliseconds to the microsecond ("12.345").
-
-        Integer arithmetic and a table, not float formatting: the same text for the same
-        microseconds, at a fraction of the cost.
-        """
-        us = (duration_ns + 500) // 1000
-        digits = _DIGITS3 or _digits3()
-        self._write(
-            f'{self._tool_head("tool_result", call_id, tool)},"output":{output_json},'
-            f'"isError":{"true" if is_error else "false"},'
-            f'"durationMs":{us // 1000}.{digits[us % 1000]}}}'
-        )
+        self.seq = seq = self.seq + 1
+        event = (
+            "tool_result", seq, _time(), call_id, tool, "output", output_json, is_error,
+            duration_ns,
+        )  # fmt: skip
+        if self._fd is None:
+            self._lines.append(event)
+        else:
+            self._write(_tool_line(*event))
 
     def close(self) -> None:
         if self._fd is not None:

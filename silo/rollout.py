@@ -92,7 +92,14 @@ class RolloutResult:
     run: dict[str, Any]
     run_id: str | None = None
     run_dir: Path | None = None
-    trace_lines: list[str] = field(default_factory=list, repr=False)
+    # The run's trace writer: kept in memory (write_artifacts=False), its tool events are
+    # rendered to text only when trace_lines is read.
+    trace: TraceWriter | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def trace_lines(self) -> list[str]:
+        """The trace's lines when it was kept in memory (empty when it went to trace.jsonl)."""
+        return [] if self.trace is None else self.trace.lines
 
     @property
     def passed(self) -> bool:
@@ -300,7 +307,7 @@ def run_task(
         trace.close()
         environment.pool.release(world, reusable)
     return RolloutResult(
-        environment.name, the_task, result, state_diff, run, run_id, run_dir, trace.lines
+        environment.name, the_task, result, state_diff, run, run_id, run_dir, trace
     )
 
 

@@ -86,3 +86,21 @@ def test_file_and_memory_traces_hold_the_same_lines(
         event = json.loads(line)
         assert event["at"] == "2027-01-15T08:00:00.250Z"
     assert json.loads(traces[0].lines[3])["tool"] == ["odd", "name"]
+
+
+def test_memory_traces_stamp_tool_events_when_they_happen_not_when_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    trace = TraceWriter(None)
+    monkeypatch.setattr(_trace, "_time", lambda: 1.8e9 + 0.25)
+    trace.tool_call(1, "t", "{}")
+    trace.tool_result(1, "t", "{}", False, 1000)
+    monkeypatch.setattr(_trace, "_time", lambda: 1.8e9 + 7.5)
+    trace.event("run_end", {})
+    stamps = [json.loads(line)["at"] for line in trace.lines]
+    assert stamps == [
+        "2027-01-15T08:00:00.250Z",
+        "2027-01-15T08:00:00.250Z",
+        "2027-01-15T08:00:07.500Z",
+    ]
+    assert [json.loads(line)["seq"] for line in trace.lines] == [1, 2, 3]
