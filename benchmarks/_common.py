@@ -221,6 +221,7 @@ def package_versions(names: Sequence[str] = ()) -> dict[str, str]:
         "fastjsonschema",
         "pydantic",
         "deepdiff",
+        "orjson",
         "joblib",
         "hydra-joblib-launcher",
     )
