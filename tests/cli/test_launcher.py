@@ -18,6 +18,7 @@ from omegaconf import OmegaConf
 from silo.cli._launcher import AUTO_BATCH_MAX, PLUGIN_TARGET, SiloJoblibLauncher, auto_batch_size
 from silo.cli._sweeper import register
 from tests.cli.test_run_cli import silo_run
+from tests.cli.test_sweeper import SIX_JOBS
 
 HYDRA_TARGET = "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"
 JOBLIB = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
@@ -91,15 +92,7 @@ def _jobs(sweep: Path) -> dict[str, tuple[str, str, bytes]]:
 def test_same_job_numbers_folders_and_results_as_the_basic_launcher(
     toy_project: Path, tmp_path: Path, batch_size: str
 ) -> None:
-    grid = [
-        "-m",
-        "env=toy",
-        "task=TASK-001,TASK-002,TASK-003",
-        "agent=solver,noop",
-        "fail_on_error=false",
-        "hydra.sweeper.max_batch_size=4",  # two launches: job numbers continue from 4
-        "hydra.sweep.subdir=${hydra.job.num}",
-    ]
+    grid = SIX_JOBS  # two launches: job numbers continue from 4
     (toy_project / "conf").mkdir()
     found = []
     for name, extra in (

@@ -25,6 +25,17 @@ from silo.cli._hydra import prepare
 from silo.cli._sweeper import PLUGIN_TARGET, SiloSweeper, register
 from tests.cli.test_run_cli import silo_run
 
+# Six jobs launched in two batches (4, then 2), each in its numbered folder.
+SIX_JOBS = [
+    "-m",
+    "env=toy",
+    "task=TASK-001,TASK-002,TASK-003",
+    "agent=solver,noop",
+    "fail_on_error=false",
+    "hydra.sweeper.max_batch_size=4",
+    "hydra.sweep.subdir=${hydra.job.num}",
+]
+
 BASIC_TARGET = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
 
 
@@ -111,15 +122,7 @@ def _jobs_by_number(sweep: Path) -> dict[str, tuple[str, str]]:
 def test_same_jobs_numbers_batches_and_subdirs_as_the_basic_sweeper(
     toy_project: Path, tmp_path: Path
 ) -> None:
-    grid = [
-        "-m",
-        "env=toy",
-        "task=TASK-001,TASK-002,TASK-003",
-        "agent=solver,noop",
-        "fail_on_error=false",
-        "hydra.sweeper.max_batch_size=4",  # 6 jobs in batches of 4 and 2
-        "hydra.sweep.subdir=${hydra.job.num}",
-    ]
+    grid = SIX_JOBS
     layouts = []
     for sweeper in ("silo", "basic"):
         runs_dir = tmp_path / sweeper
