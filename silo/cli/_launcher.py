@@ -31,18 +31,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from contextlib import suppress
-from copy import deepcopy
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from hydra.core.hydra_config import HydraConfig
 from hydra.core.singleton import Singleton
-from hydra.core.utils import JobReturn, configure_log, filter_overrides, run_job, setup_globals
+from hydra.core.utils import JobReturn, configure_log, setup_globals
 from hydra.plugins.launcher import Launcher
 from hydra.types import HydraContext, TaskFunction
-from omegaconf import DictConfig, open_dict
+from omegaconf import DictConfig
 
 __all__ = ["AUTO_BATCH_MAX", "PLUGIN_TARGET", "SiloJoblibLauncher", "auto_batch_size", "register"]
 
@@ -76,48 +73,29 @@ class SiloJoblibLauncher(Launcher):
     def launch(
         self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
     ) -> Sequence[JobReturn]:
-        # joblib is an optional dependency (silo[parallel]): imported only when launching.
+        # The plugin (silo[parallel]) is imported only when launching; its helpers are reused.
+        from hydra_plugins.hydra_joblib_launcher._core import process_joblib_cfg
         from joblib import Parallel, delayed, effective_n_jobs  # type: ignore[import-untyped]
 
+        config, hydra_context, task_function = self.config, self.hydra_context, self.task_function
+        assert config is not None and hydra_context is not None and task_function is not None
         setup_globals()
-        assert self.config is not None
-        assert self.task_function is not None
-        assert self.hydra_context is not None
-        configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
-        sweep_dir = Path(str(self.config.hydra.sweep.dir))
-        sweep_dir.mkdir(parents=True, exist_ok=True)
-
-        # As Hydra's: the threading backend is incompatible with Hydra's global state.
-        joblib_cfg = dict(self.joblib)
-        joblib_cfg["backend"] = "loky"
-        _ints(joblib_cfg)
-        if joblib_cfg.get("batch_size", "auto") == "auto":
-            workers = max(1, effective_n_jobs(joblib_cfg.get("n_jobs", -1)))
-            joblib_cfg["batch_size"] = auto_batch_size(len(job_overrides), workers)
-
-        log.info(
-            "Joblib.Parallel({}) is launching {} jobs".format(
-                ",".join([f"{k}={v}" for k, v in joblib_cfg.items()]), len(job_overrides)
-            )
-        )
-        log.info(f"Launching jobs, sweep output dir : {sweep_dir}")
-        for idx, overrides in enumerate(job_overrides):
-            log.info("\t#{} : {}".format(idx, " ".join(filter_overrides(overrides))))
-
-        singleton_state = Singleton.get_state()
-        runs = Parallel(**joblib_cfg)(
+        configure_log(config.hydra.hydra_logging, config.hydra.verbose)
+        Path(str(config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
+        options = {**self.joblib, "backend": "loky"}  # Hydra's state rules out threads
+        process_joblib_cfg(options)
+        if options.get("batch_size", "auto") == "auto":
+            workers = max(1, effective_n_jobs(options.get("n_jobs", -1)))
+            options["batch_size"] = auto_batch_size(len(job_overrides), workers)
+        log.info("joblib %s: %d jobs from #%d", options, len(job_overrides), initial_job_idx)
+        state = Singleton.get_state()
+        jobs = (
             delayed(execute_job)(
-                initial_job_idx + idx,
-                overrides,
-                self.hydra_context,
-                self.config,
-                self.task_function,
-                singleton_state,
+                initial_job_idx + offset, overrides, hydra_context, config, task_function, state
             )
-            for idx, overrides in enumerate(job_overrides)
+            for offset, overrides in enumerate(job_overrides)
         )
-        assert isinstance(runs, list)
-        assert all(isinstance(run, JobReturn) for run in runs)
+        runs: list[JobReturn] = Parallel(**options)(jobs)
         return runs
 
 
@@ -134,52 +112,31 @@ def execute_job(
     task_function: TaskFunction,
     singleton_state: dict[Any, Any],
 ) -> JobReturn:
-    """Run one job in a worker: Hydra's ``execute_job``, registry kept, slim return."""
-    setup_globals()
-    _restore_singletons(singleton_state)
-    sweep_config = hydra_context.config_loader.load_sweep_config(config, list(overrides))
-    with open_dict(sweep_config):
-        sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
-        sweep_config.hydra.job.num = idx
-    HydraConfig.instance().set_config(sweep_config)
-    ret = run_job(
-        hydra_context=hydra_context,
-        config=sweep_config,
-        task_function=task_function,
-        job_dir_key="hydra.sweep.dir",
-        job_subdir_key="hydra.sweep.subdir",
+    """Run one job in a worker: the plugin's own ``execute_job``, given this worker's plugin
+    registry in the state it restores (so it is not scanned again), and a slim return.
+
+    The first job of a worker builds the registry *before* the state is restored: the scan
+    re-executes the plugin modules, which store their configs in the ConfigStore current at
+    that time, and must not replace the launching process's (whose
+    ``hydra/launcher/joblib`` is Silo's, see :func:`silo.cli._sweeper.register`).
+    ``Singleton.get_state`` leaves the registry out, and it is the same in every job.
+    """
+    from hydra.core.plugins import Plugins
+    from hydra_plugins.hydra_joblib_launcher._core import execute_job as run_one
+
+    instances = {**singleton_state["instances"], Plugins: Plugins.instance()}
+    ret = run_one(
+        idx,
+        overrides,
+        hydra_context,
+        config,
+        task_function,
+        {**singleton_state, "instances": instances},
     )
     # The launching process reads status and return value only (module docstring).
     ret.cfg = None  # type: ignore[assignment]
     ret.hydra_cfg = None
     return ret
-
-
-def _restore_singletons(state: dict[Any, Any]) -> None:
-    """``Singleton.set_state(state)``, reusing this worker's plugin registry when it has one.
-
-    The registry is the same in every job (the installed plugins), and the state never holds
-    one (``Singleton.get_state`` leaves it out). The first job of a worker builds it *before*
-    the state is restored: the scan re-executes the plugin modules, which store their configs
-    in the ConfigStore current at that time, and must not replace the launching process's
-    (whose ``hydra/launcher/joblib`` is Silo's, see :func:`silo.cli._sweeper.register`).
-    """
-    from hydra.core.plugins import Plugins
-    from omegaconf.basecontainer import BaseContainer
-
-    plugins = Plugins.instance()  # scans once per worker process, then a dict lookup
-    Singleton._instances = state["instances"]
-    Singleton._instances[Plugins] = plugins  # type: ignore[assignment]
-    BaseContainer._resolvers = deepcopy(state["omegaconf_resolvers"])
-
-
-def _ints(joblib_cfg: dict[str, Any]) -> None:
-    """Hydra's ``process_joblib_cfg``: numeric strings (from YAML or the command line) to int."""
-    for key in ("pre_dispatch", "batch_size", "max_nbytes"):
-        value = joblib_cfg.get(key)
-        if value:
-            with suppress(ValueError):  # e.g. pre_dispatch: 2*n_jobs, evaluated by joblib
-                joblib_cfg[key] = int(value)
 
 
 def register(plugins: Any) -> None:
