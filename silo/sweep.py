@@ -32,6 +32,7 @@ __all__ = [
     "completed_points",
     "expand_tasks",
     "point_id",
+    "record_infra_error",
     "run_point",
     "run_points",
 ]
@@ -80,6 +81,29 @@ class _Progress:
             end = "\n" if self.done == self.total else ""
             sys.stderr.write(f"\r\033[K[{self.done}/{self.total}] {label}{end}")
             sys.stderr.flush()
+
+
+def record_infra_error(
+    group_dir: Path,
+    *,
+    environment: str | None,
+    task_id: str,
+    agent: Any,
+    error: str,
+    point_id: str | None = None,
+    repeat: int | None = None,
+) -> None:
+    """Append a rollout that could not start to ``group_dir/infra-errors.jsonl``, the one
+    record the group summary counts apart from agent failures."""
+    record = {
+        "pointId": point_id,
+        "environment": environment,
+        "taskId": task_id,
+        "agent": agent,
+        "repeat": repeat,
+        "error": error,
+    }
+    _append_jsonl(group_dir / "infra-errors.jsonl", record)
 
 
 def _append_jsonl(path: Path, record: Mapping[str, Any]) -> None:
@@ -163,16 +187,14 @@ def run_points(
                     agent=agents.next(),
                 )
             except SiloError as exc:
-                _append_jsonl(
-                    group_dir / "infra-errors.jsonl",
-                    {
-                        "pointId": pid,
-                        "environment": point.env,
-                        "taskId": point.task,
-                        "agent": point.agent_label,
-                        "repeat": repeat,
-                        "error": exc.message,
-                    },
+                record_infra_error(
+                    group_dir,
+                    environment=point.env,
+                    task_id=point.task,
+                    agent=point.agent_label,
+                    error=exc.message,
+                    point_id=pid,
+                    repeat=repeat,
                 )
                 outcomes.append(Outcome(point, repeat, None, False, infra_error=exc.message))
                 bar.step(f"{label} ERROR")

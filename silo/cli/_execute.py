@@ -9,7 +9,6 @@ summary (see ``silo.cli._callbacks``) counts them apart.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,16 +38,15 @@ def execute(cfg: Any, project: Path) -> int:
     except SiloError as exc:
         _say(exc.message)
         if group_dir is not None:
-            record = {
-                "pointId": None,
-                "environment": None,
-                "taskId": str(cfg.get("task", "?")),
-                "agent": hydra_cfg.runtime.choices.get("agent"),
-                "repeat": None,
-                "error": exc.message,
-            }
-            with open(group_dir / "infra-errors.jsonl", "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record) + "\n")
+            from silo.sweep import record_infra_error
+
+            record_infra_error(
+                group_dir,
+                environment=None,
+                task_id=str(cfg.get("task", "?")),
+                agent=hydra_cfg.runtime.choices.get("agent"),
+                error=exc.message,
+            )
         return 2
     return _run_plan(plan, project, group_dir)
 

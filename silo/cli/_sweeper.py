@@ -31,7 +31,6 @@ in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with three
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -227,18 +226,15 @@ class SiloSweeper(Sweeper):
         sys.stderr.write(f"silo-run: {error}\n")
         values = dict(o.lstrip("+").split("=", 1) for o in job if "=" in o)
         choices = self.config.hydra.runtime.choices
-        record = {
-            "pointId": None,
-            "environment": values.get("env", choices.get("env")),
-            "taskId": values.get("task") or _value(self.config, "task"),
-            "agent": values.get("agent", choices.get("agent", "?")),
-            "repeat": None,
-            "error": error,
-        }
-        with open(
-            Path(self.config.hydra.sweep.dir) / "infra-errors.jsonl", "a", encoding="utf-8"
-        ) as handle:
-            handle.write(json.dumps(record) + "\n")
+        from silo.sweep import record_infra_error  # not at the top: imported at every start
+
+        record_infra_error(
+            Path(self.config.hydra.sweep.dir),
+            environment=values.get("env", choices.get("env")),
+            task_id=values.get("task") or _value(self.config, "task"),
+            agent=values.get("agent", choices.get("agent", "?")),
+            error=error,
+        )
         from silo.cli import run as run_cli  # the exit status of silo-run, as the summary does
 
         run_cli.STATUS.append(2)
