@@ -311,10 +311,10 @@ def act(env: Any, task: Any, agent_fn: Callable[[Any], Any]) -> tuple[Any, Any]:
     Returns ``(world, output)`` with the world frozen; the caller grades it, diffs it and gives
     it back with ``env.pool.release(world)``.
     """
-    from silo._bridge import Bridge
-    from silo._trace import TraceWriter
-    from silo.agent import AgentInput
-    from silo.rollout import Budget
+    from silo.agents.contract import AgentInput
+    from silo.rollout.bridge import Bridge
+    from silo.rollout.run import Budget
+    from silo.rollout.trace import TraceWriter
 
     world = env.pool.acquire()
     bridge = Bridge(world, TraceWriter(None), Budget().max_tool_calls)

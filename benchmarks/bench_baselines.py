@@ -8,7 +8,7 @@ entities as the task it copies, so the scripted solver solves them all) and a
 
 Then, timed in the same run:
 
-* in process: ``list(silo.baseline.check(target, ...))`` against the same 500 rollouts run
+* in process: ``list(silo.batch.baseline.check(target, ...))`` against the same 500 rollouts run
   with ``run_task(..., write_artifacts=False)`` and nothing else (medians of ``--repeat``);
 * end to end: ``silo-baseline check`` (a subprocess) against a subprocess that imports Silo,
   loads the environment and runs the same 500 rollouts.
@@ -41,8 +41,8 @@ ROLLOUTS_ONLY = r"""
 import sys
 from pathlib import Path
 project = Path(sys.argv[1])
-from silo.environment import load_environment
-from silo.rollout import run_task
+from silo.loading.environment import load_environment
+from silo.rollout.run import run_task
 env = load_environment("crm", project)
 for task_id in env.tasks:
     assert run_task(env, task_id, "solver", project_dir=project, write_artifacts=False).passed
@@ -88,10 +88,10 @@ def main() -> None:
         goldens = sorted((project / "baselines" / "crm" / "solver").glob("*.json"))
         assert len(goldens) == 2 * args.tasks, len(goldens)
 
-        from silo.baseline import Target, check
-        from silo.environment import load_environment
-        from silo.rollout import Budget, run_task
-        from silo.sweep import Point
+        from silo.batch.baseline import Target, check
+        from silo.batch.sweep import Point
+        from silo.loading.environment import load_environment
+        from silo.rollout.run import Budget, run_task
 
         env = load_environment("crm", project)
         points = [Point("crm", t, {"name": "solver"}, "solver", Budget(), 0) for t in env.tasks]

@@ -6,7 +6,7 @@ workloads:
 
 * ``core``  — ``run_task(env, task, "solver", write_artifacts=False)`` cycling over the six CRM
   tasks (results dropped as they come, as a training loop would);
-* ``sweep`` — ``silo.sweep.run_points`` for TASK-002 with every artifact written to a temporary
+* ``sweep`` — ``silo.batch.sweep.run_points`` for TASK-002 with every artifact written to a temporary
   folder (the in-process fast path ``silo-run ... runs=N`` uses).
 
 The baseline RSS of a process that only imported the engine and loaded the environment is
@@ -28,8 +28,8 @@ import json, resource, sys, tempfile
 from pathlib import Path
 root = Path(sys.argv[1]); n = int(sys.argv[2]); mode = sys.argv[3]
 sys.path.insert(0, str(root))
-from silo.environment import load_environment
-from silo.rollout import run_task
+from silo.loading.environment import load_environment
+from silo.rollout.run import run_task
 env = load_environment("crm", root)
 run_task(env, "TASK-002", "solver", project_dir=root, write_artifacts=False)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -40,8 +40,8 @@ if mode == "core":
                           write_artifacts=False)
         assert result.passed
 elif mode == "sweep":
-    from silo.rollout import Budget
-    from silo.sweep import Point, run_points
+    from silo.rollout.run import Budget
+    from silo.batch.sweep import Point, run_points
     point = Point("crm", "TASK-002", {"name": "solver"}, "solver", Budget(), 0)
     with tempfile.TemporaryDirectory(dir=sys.argv[4]) as tmp:
         outcomes = run_points([point], n, project_dir=root, group_dir=Path(tmp) / "g",

@@ -18,7 +18,7 @@ from _common import ROOT, Report, act, header, median, p90, parser, pin_one_cpu,
 
 def core_loop(env, task, agent_fn):  # type: ignore[no-untyped-def]
     """One rollout through the engine's parts, on this thread."""
-    from silo.rollout import _grade
+    from silo.rollout.run import _grade
 
     world, output = act(env, task, agent_fn)
     diff = world.diff()
@@ -37,9 +37,9 @@ def main() -> None:
     report = Report("rollout_core", args)
     n = 20 if args.quick else 2000
 
-    from silo.agents import resolve_agent
-    from silo.environment import load_environment
-    from silo.rollout import run_task
+    from silo.agents.resolve import resolve_agent
+    from silo.loading.environment import load_environment
+    from silo.rollout.run import run_task
 
     env = load_environment("crm", ROOT)
     agent_fn = resolve_agent("solver", env, ROOT).fn

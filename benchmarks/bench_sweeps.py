@@ -3,7 +3,7 @@
 Variants, each a real ``silo-run`` subprocess (and ``run_points`` in a fresh process):
 
 * ``fast path``  — ``silo-run env=crm task=TASK-002 runs=N``: one composition, every rollout in
-  one process (``silo.sweep.run_points``), then the group summary; pinned to one CPU ("on one
+  one process (``silo.batch.sweep.run_points``), then the group summary; pinned to one CPU ("on one
   core"). Reported as N / wall, as the marginal rate (N - n0) / (wall(N) - wall(n0)) against a
   small run timed alongside (start-up and composition cancel out), and as ``run_points`` alone
   in a fresh process (no start-up, no Hydra, no summary). Also unpinned, and ``task=all``.
@@ -79,8 +79,8 @@ IN_PROCESS = r"""
 import sys, time
 from pathlib import Path
 root, n, work = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
-from silo.rollout import Budget
-from silo.sweep import Point, run_points
+from silo.rollout.run import Budget
+from silo.batch.sweep import Point, run_points
 point = Point("crm", "TASK-002", {"name": "solver"}, "solver", Budget(), 0)
 run_points([point], 20, project_dir=root, group_dir=work / "warm", group_id="w", progress=False)
 start = time.perf_counter()

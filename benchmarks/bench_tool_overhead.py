@@ -1,6 +1,6 @@
 """Benchmark 2 — the framework's cost per tool call, beyond the tool body.
 
-One journaled CRM world and the engine's tool bridge (``silo._bridge.Bridge``, what an agent's
+One journaled CRM world and the engine's tool bridge (``silo.rollout.bridge.Bridge``, what an agent's
 ``call_tool`` is). For each tool and input, calls through the bridge and direct calls of
 ``tool.run(state, input)`` on the same input alternate; the overhead of each pair is
 ``bridge - direct``. Reported: the median and p90 of those paired differences, which is what
@@ -81,9 +81,9 @@ def rollout_overheads(env, rounds: int) -> dict[str, list[tuple[str, float, floa
     """
     import dataclasses
 
-    from silo.agent import ToolResult
-    from silo.agents import resolve_agent
-    from silo.rollout import run_task
+    from silo.agents.contract import ToolResult
+    from silo.agents.resolve import resolve_agent
+    from silo.rollout.run import run_task
     from silo.tools import ToolError
 
     solver = resolve_agent("solver", env, ROOT).fn
@@ -156,10 +156,10 @@ def main() -> None:
     report = Report("tool_overhead", args)
     n = 200 if args.quick else 20000
 
-    from silo._bridge import Bridge
-    from silo._trace import TraceWriter
-    from silo.environment import load_environment
-    from silo.rollout import Budget
+    from silo.loading.environment import load_environment
+    from silo.rollout.bridge import Bridge
+    from silo.rollout.run import Budget
+    from silo.rollout.trace import TraceWriter
     from silo.tools import define_tool
 
     env = load_environment("crm", ROOT)

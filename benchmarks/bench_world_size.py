@@ -104,8 +104,8 @@ def build_world(factor_bytes: int, workdir: Path, label: str) -> tuple[Path, int
 
 def _rollout_parts(env: Any, task: Any, agent_fn: Any) -> tuple[float, ...]:
     """Agent+tools, initial(), verifier, diff and rollback of one rollout, timed here."""
-    from silo._bridge import json_value
-    from silo.agent import output_text
+    from silo.agents.contract import output_text
+    from silo.rollout.bridge import json_value
     from silo.verifiers import VerifierContext, score
 
     t0 = perf_counter()
@@ -177,9 +177,9 @@ def main() -> None:
     n_roll = 20 if args.quick else 400
     n_copy = 3 if args.quick else 15
 
-    from silo.agents import resolve_agent
-    from silo.environment import load_environment
-    from silo.rollout import run_task
+    from silo.agents.resolve import resolve_agent
+    from silo.loading.environment import load_environment
+    from silo.rollout.run import run_task
 
     workdir = scratch("world-")
     rows, breakdown = [], []

@@ -15,15 +15,15 @@ from silo.tools import Tool, ToolError, define_tool, tool
 from silo.verifiers import Check, Verifier, VerifierContext, check, define_verifier, optional
 
 if TYPE_CHECKING:
-    from silo.agent import AgentError, AgentInput, CancelSignal, RunLimitError, ToolResult
-    from silo.compare import compare
-    from silo.environment import Environment, load_environment
-    from silo.indexes import Index
-    from silo.point import Point
-    from silo.rollout import Budget, RolloutResult, run_task
-    from silo.summary import summarize
-    from silo.sweep import run_points
-    from silo.validate import validate_environment
+    from silo.agents.contract import AgentError, AgentInput, CancelSignal, RunLimitError, ToolResult
+    from silo.batch.compare import compare
+    from silo.batch.point import Point
+    from silo.batch.summary import summarize
+    from silo.batch.sweep import run_points
+    from silo.loading.environment import Environment, load_environment
+    from silo.rollout.run import Budget, RolloutResult, run_task
+    from silo.validate.report import validate_environment
+    from silo.world.indexes import Index
 
 __all__ = [
     "AgentError",
@@ -58,22 +58,22 @@ __all__ = [
 
 # The engine is imported on first use so that environment files importing ``silo`` stay cheap.
 _LAZY = {
-    "AgentError": "silo.agent",
-    "AgentInput": "silo.agent",
-    "CancelSignal": "silo.agent",
-    "RunLimitError": "silo.agent",
-    "ToolResult": "silo.agent",
-    "Environment": "silo.environment",
-    "load_environment": "silo.environment",
-    "Index": "silo.indexes",
-    "Budget": "silo.rollout",
-    "RolloutResult": "silo.rollout",
-    "run_task": "silo.rollout",
-    "Point": "silo.point",
-    "run_points": "silo.sweep",
-    "summarize": "silo.summary",
-    "compare": "silo.compare",
-    "validate_environment": "silo.validate",
+    "AgentError": "silo.agents.contract",
+    "AgentInput": "silo.agents.contract",
+    "CancelSignal": "silo.agents.contract",
+    "RunLimitError": "silo.agents.contract",
+    "ToolResult": "silo.agents.contract",
+    "Environment": "silo.loading.environment",
+    "load_environment": "silo.loading.environment",
+    "Index": "silo.world.indexes",
+    "Budget": "silo.rollout.run",
+    "RolloutResult": "silo.rollout.run",
+    "run_task": "silo.rollout.run",
+    "Point": "silo.batch.point",
+    "run_points": "silo.batch.sweep",
+    "summarize": "silo.batch.summary",
+    "compare": "silo.batch.compare",
+    "validate_environment": "silo.validate.report",
 }
 
 

@@ -24,9 +24,9 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from silo._jsonio import pretty
-from silo.environment import DEFAULT_ENTRYPOINT, MANIFEST
 from silo.errors import SiloError
+from silo.jsonio import pretty
+from silo.loading.environment import DEFAULT_ENTRYPOINT, MANIFEST
 
 __all__ = [
     "TEMPLATES",

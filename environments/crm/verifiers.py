@@ -14,9 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Check, VerifierContext, check, define_verifier, optional
-
-from . import state as derived
-from .grading import (
+from silo.grading import (
     last_number_is,
     mentions,
     plain,
@@ -27,7 +25,10 @@ from .grading import (
     world_unchanged,
 )
 
+from . import state as derived
+
 World = Mapping[str, Any]
+CRM_UNCHANGED = "The CRM was left exactly as it was"
 
 
 def _open_deal_ids(world: World, owner_id: str) -> set[str]:
@@ -224,7 +225,7 @@ def _weighted_pipeline(final: World, initial: World, ctx: VerifierContext) -> li
             f"expected {expected:g}",
         ),
         optional("The weighted total is the last number given", last_number_is(answer, expected)),
-        world_unchanged(final, initial),
+        world_unchanged(final, initial, CRM_UNCHANGED),
     ]
 
 
@@ -254,7 +255,7 @@ def _stale_leader(final: World, initial: World, ctx: VerifierContext) -> list[Ch
             len(ranked) < 2 or ranked[1][1] < leader_count,
             f"counts {dict(counts)}",
         ),
-        world_unchanged(final, initial),
+        world_unchanged(final, initial, CRM_UNCHANGED),
     ]
 
 
@@ -293,7 +294,7 @@ def _weakest_active_rep(final: World, initial: World, ctx: VerifierContext) -> l
             len(scored) < 2 or scored[1][0] > pct,
             f"ranking {scored}",
         ),
-        world_unchanged(final, initial),
+        world_unchanged(final, initial, CRM_UNCHANGED),
     ]
 
 

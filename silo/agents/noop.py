@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo.agent import AgentInput
+from silo.agents.contract import AgentInput
 
 
 def agent(inp: AgentInput) -> dict[str, Any]:

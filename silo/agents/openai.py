@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from silo.agent import AgentError, AgentInput, RunLimitError
+from silo.agents.contract import AgentError, AgentInput, RunLimitError
 
 __all__ = ["OpenAIAgent", "DEFAULT_SYSTEM_PROMPT"]
 

@@ -23,8 +23,8 @@ from collections import Counter
 from random import Random
 from typing import Any, ClassVar
 
-from silo.agent import AgentInput, RunLimitError
-from silo.agents._schema_sampler import ID_IN_JSON, SchemaSampler, Unsatisfiable
+from silo.agents.contract import AgentInput, RunLimitError
+from silo.agents.sampler import ID_IN_JSON, SchemaSampler, Unsatisfiable
 
 __all__ = ["RandomAgent"]
 

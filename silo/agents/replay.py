@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from silo._jsonio import canonical
-from silo.agent import AgentError, AgentInput, RunLimitError
+from silo.agents.contract import AgentError, AgentInput, RunLimitError
+from silo.jsonio import canonical
 
 __all__ = ["RecordedRun", "ReplayAgent", "read_trace"]
 

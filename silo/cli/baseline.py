@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from silo.errors import SiloError
 
 if TYPE_CHECKING:
-    from silo.baseline import Entry, Outcome, Target
+    from silo.batch.baseline import Entry, Outcome, Target
 
 __all__ = ["main", "run"]
 
@@ -114,10 +114,10 @@ def _compose(overrides: list[str]) -> tuple[dict[str, Any], str | None]:
 
 
 def _job(entry: Entry, tasks: list[str] | None, rest: list[str], project: Path, base: Path) -> Job:
-    from silo.baseline import Target, runnable_tasks
-    from silo.cli._hydra import check_group_overrides
-    from silo.cli._plan import agent_label, plan_from_config
-    from silo.environment import load_environment
+    from silo.batch.baseline import Target, runnable_tasks
+    from silo.cli.hydra.plan import agent_label, plan_from_config
+    from silo.cli.hydra.setup import check_group_overrides
+    from silo.loading.environment import load_environment
 
     check_group_overrides(list(entry.overrides), project)
     head = [f"{k}={v}" for k, v in (("env", entry.env), ("agent", entry.agent)) if v]
@@ -142,7 +142,7 @@ def plan_jobs(words: Sequence[str], project: Path, base: Path) -> list[Job]:
     """Every target the command line selects, composed once per entry."""
     from hydra import initialize_config_module
 
-    from silo.baseline import config_path, load_entries, select_entries
+    from silo.batch.baseline import config_path, load_entries, select_entries
 
     chosen, rest = _split(words)
     entries = load_entries(config_path(base))
@@ -187,7 +187,7 @@ def _lines(outcome: Outcome, job: Job, project: Path, base: Path) -> Iterator[st
 
 
 def _report(command: str, jobs: list[Job], project: Path, base: Path) -> int:
-    from silo import baseline
+    from silo.batch import baseline
 
     operation = baseline.check if command == "check" else baseline.record
     counts: Counter[str] = Counter()
@@ -211,8 +211,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Parse, plan, refuse non-deterministic agents, then record or check; the exit status."""
     args = _parser().parse_args(argv)
     try:
-        from silo.baseline import require_deterministic
-        from silo.cli._hydra import check_group_overrides, prepare
+        from silo.batch.baseline import require_deterministic
+        from silo.cli.hydra.setup import check_group_overrides, prepare
 
         project = prepare()
         base = project / "baselines"

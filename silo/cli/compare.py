@@ -2,11 +2,11 @@
 
 Contract: ``silo-compare <A> <B> [format=text|json] [--json] [fail_on_regression=true|false]``
 compares A (the reference) with B (the candidate), each a run, group or sweep folder given as a
-path or as a folder name under the project's ``.silo/runs/`` (:func:`silo.compare.compare`).
+path or as a folder name under the project's ``.silo/runs/`` (:func:`silo.batch.compare.compare`).
 Text: a table per task × agent (runs, pass rate, mean reward and mean tool calls in A, B and
 B − A, and a status), what changed in single-run cells (checks that flipped, state-diff rows
 that differ: ``+`` only in B's diff, ``-`` only in A's), pass^k per agent, and a count line.
-JSON: :meth:`silo.compare.Comparison.to_json`. Exit status 0; 1 with ``fail_on_regression=true``
+JSON: :meth:`silo.batch.compare.Comparison.to_json`. Exit status 0; 1 with ``fail_on_regression=true``
 when a cell's pass rate dropped; 2 for a usage mistake, a missing folder or one that holds no
 rollout — one line on stderr, never a traceback.
 """
@@ -17,9 +17,9 @@ import json
 import sys
 from typing import Any
 
-from silo.cli._args import UsageError, out, output_format, parse, parse_bool, run_command
-from silo.compare import Comparison, compare
-from silo.environment import find_project_dir
+from silo.batch.compare import Comparison, compare
+from silo.cli.args import UsageError, out, output_format, parse, parse_bool, run_command
+from silo.loading.environment import find_project_dir
 
 __all__ = ["format_text", "main"]
 

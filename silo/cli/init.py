@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from silo.cli._args import UsageError, out, parse
-from silo.environment import find_project_dir
+from silo.cli.args import UsageError, out, parse
 from silo.errors import SiloError
+from silo.loading.environment import find_project_dir
 from silo.scaffold import TEMPLATES, create_environment
 
 __all__ = ["main"]

@@ -16,10 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from silo._modules import describe_exception
-from silo.cli._args import out, parse, run_command
-from silo.environment import find_project_dir, list_environments, load_environment, read_manifest
+from silo.cli.args import out, parse, run_command
 from silo.errors import SiloError
+from silo.loading.environment import (
+    find_project_dir,
+    list_environments,
+    load_environment,
+    read_manifest,
+)
+from silo.loading.modules import describe_exception
 
 __all__ = ["main", "environments_listing", "environment_listing"]
 

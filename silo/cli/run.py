@@ -4,8 +4,8 @@ Contract: ``silo-run env=crm task=TASK-002 agent=solver`` composes ``conf/`` (th
 first, then Silo's packaged one), runs the rollout(s) through :func:`silo.run_task`, prints a
 report and exits 0 only when every rollout passed (1 when one failed, 2 when a rollout could not
 start). ``-m`` sweeps with Silo's sweeper (``hydra/sweeper=silo``, see
-:mod:`silo.cli._sweeper`) and any installed launcher; a single run's config is composed once,
-not twice (see :func:`silo.cli._hydra.compose_once`). User mistakes get one
+:mod:`silo.cli.hydra.sweeper`) and any installed launcher; a single run's config is composed once,
+not twice (see :func:`silo.cli.hydra.setup.compose_once`). User mistakes get one
 line on stderr, never a traceback. No ``outputs/`` or ``.hydra/`` folders are written.
 """
 
@@ -17,7 +17,7 @@ from contextlib import nullcontext
 import hydra
 from omegaconf import DictConfig
 
-from silo.cli._hydra import check_group_overrides, compose_once, prepare
+from silo.cli.hydra.setup import check_group_overrides, compose_once, prepare
 from silo.errors import SiloError
 
 __all__ = ["main", "STATUS"]
@@ -28,7 +28,7 @@ _PROJECT: list[object] = []
 
 @hydra.main(version_base="1.3", config_path="pkg://silo._main", config_name="silo")
 def _app(cfg: DictConfig) -> None:
-    from silo.cli._execute import execute
+    from silo.cli.hydra.execute import execute
 
     STATUS.append(execute(cfg, _PROJECT[0]))  # type: ignore[arg-type]
 
@@ -53,7 +53,7 @@ def main() -> None:
         sys.exit(2)
     _PROJECT[:] = [project]
     STATUS.clear()
-    from silo.cli._sweeper import register  # hydra/sweeper=silo: not found by Hydra's scan
+    from silo.cli.hydra.sweeper import register  # hydra/sweeper=silo: not found by Hydra's scan
 
     register()
     # A multirun composes once per job whatever get_mode does: only a single run gains.

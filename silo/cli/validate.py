@@ -2,7 +2,7 @@
 
 Contract: ``silo-validate [env=<name>] [deep=true|false] [format=text|json] [--json]`` prints the
 validation report of one environment, or of every environment under ``environments/`` when no
-``env=`` is given (:func:`silo.validate.validate_environment`). Text: one line per finding
+``env=`` is given (:func:`silo.validate.report.validate_environment`). Text: one line per finding
 (``LEVEL  code  message``) then ``OK|FAILED  <env>  data=N tasks=N tools=N verifiers=N``; JSON:
 the report object, or ``{"ok", "environments": [reports]}`` for all of them. Exit status 0 when
 no error-level finding, 1 when there is one, 2 for a usage mistake or a missing environment —
@@ -15,9 +15,9 @@ import json
 import sys
 from pathlib import Path
 
-from silo.cli._args import UsageError, out, output_format, parse, parse_bool, run_command
-from silo.environment import find_project_dir, list_environments
-from silo.validate import Report, validate_environment
+from silo.cli.args import UsageError, out, output_format, parse, parse_bool, run_command
+from silo.loading.environment import find_project_dir, list_environments
+from silo.validate.report import Report, validate_environment
 
 __all__ = ["main"]
 

@@ -1,9 +1,9 @@
 """``silo-view``: a run, group or sweep folder as one static HTML report.
 
 Contract: ``silo-view <run-or-group> [out=<file.html>] [open=true|false]`` renders the folder
-(a path, or a folder name under the project's ``.silo/runs/``) with :func:`silo.view.render`,
+(a path, or a folder name under the project's ``.silo/runs/``) with :func:`silo.view.site.render`,
 writes it to ``out`` (default ``<folder>/report.html``; a relative path is from the current
-folder) with :func:`silo.view.write_report`, which replaces only an earlier ``silo-view``
+folder) with :func:`silo.view.site.write_report`, which replaces only an earlier ``silo-view``
 report, and prints the report's absolute path. ``open=true`` also opens it in the default
 browser (a browser that cannot be started is a note on stderr, not a failure). Exit status 0
 written; 2 for a usage mistake, a missing folder, a folder that is no run, group or sweep, or a
@@ -16,9 +16,9 @@ import sys
 import webbrowser
 from pathlib import Path
 
-from silo.cli._args import UsageError, out, parse, parse_bool, run_command
-from silo.environment import find_project_dir
-from silo.view import REPORT_NAME, render, resolve, write_report
+from silo.cli.args import UsageError, out, parse, parse_bool, run_command
+from silo.loading.environment import find_project_dir
+from silo.view.site import REPORT_NAME, render, resolve, write_report
 
 __all__ = ["main"]
 

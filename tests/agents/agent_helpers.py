@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import silo
-from silo.agent import output_text
+from silo.agents.contract import output_text
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

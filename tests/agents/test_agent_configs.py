@@ -11,10 +11,10 @@ from agent_helpers import BIN, ROOT
 from omegaconf import OmegaConf
 
 from silo import SiloError
-from silo.agents import resolve_agent
 from silo.agents.openai import OpenAIAgent
 from silo.agents.random import RandomAgent
 from silo.agents.replay import ReplayAgent
+from silo.agents.resolve import resolve_agent
 
 
 def build(name: str, seed: int = 7, **settings: Any) -> Any:

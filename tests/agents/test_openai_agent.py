@@ -17,7 +17,7 @@ from agent_helpers import ENV, ROOT, TASK, Solution, events
 from fake_openai import USAGE, FakeOpenAI, Reply, error, final, tool_calls
 
 import silo
-from silo.agent import AgentError
+from silo.agents.contract import AgentError
 from silo.agents.openai import OpenAIAgent
 
 KEY_ENV = "SILO_TEST_OPENAI_KEY"

@@ -14,9 +14,9 @@ from agent_helpers import ENV, ROOT, TASK, events
 from jsonschema import Draft202012Validator
 
 import silo
-from silo.agent import AgentInput, CancelSignal, RunLimitError, ToolResult
-from silo.agents._schema_sampler import SchemaSampler, Unsatisfiable
+from silo.agents.contract import AgentInput, CancelSignal, RunLimitError, ToolResult
 from silo.agents.random import RandomAgent
+from silo.agents.sampler import SchemaSampler, Unsatisfiable
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "dates": {

@@ -11,7 +11,7 @@ from agent_helpers import ENV, ROOT, TASK, events, solve
 from fake_openai import FakeOpenAI, final, tool_calls
 
 import silo
-from silo.agent import AgentError, AgentInput
+from silo.agents.contract import AgentError, AgentInput
 from silo.agents.openai import OpenAIAgent
 from silo.agents.random import RandomAgent
 from silo.agents.replay import ReplayAgent

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.batch.test_compare import break_bump, make_group, point
 from tests.cli._console import one_line_error, run
 from tests.cli.test_run_cli import silo_run
-from tests.compare.test_compare import break_bump, make_group, point
 
 
 def _new_group(project: Path, known: set[str]) -> str:

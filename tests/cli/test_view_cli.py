@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from silo.cli.view import main
-from silo.rollout import run_task
+from silo.rollout.run import run_task
+from tests.batch.test_compare import make_group, point
 from tests.cli._console import one_line_error, run
-from tests.compare.test_compare import make_group, point
 from tests.view.test_view import Page, verdict
 
 

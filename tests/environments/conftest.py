@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from silo import Environment, Tool, ToolError
-from silo.environment import load_environment
+from silo.loading.environment import load_environment
 
 PROJECT = Path(__file__).resolve().parents[2]
 

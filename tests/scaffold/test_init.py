@@ -11,7 +11,7 @@ import pytest
 import silo.scaffold as scaffold
 from silo.errors import SiloError
 from silo.scaffold import check_name, create_environment, suggest_name, template_dir
-from silo.validate import validate_environment
+from silo.validate.report import validate_environment
 
 REPO = Path(__file__).resolve().parents[2]
 CRM = REPO / "environments" / "crm"

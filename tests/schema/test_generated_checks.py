@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from silo._schema import COMPILE_AFTER, InputValidator
-from silo._schema_codegen import compile_check
-from silo.agents._schema_sampler import SchemaSampler, Unsatisfiable
-from silo.environment import load_environment
+from silo.agents.sampler import SchemaSampler, Unsatisfiable
+from silo.loading.environment import load_environment
+from silo.schema.codegen import compile_check
+from silo.schema.validator import COMPILE_AFTER, InputValidator
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from silo._schema import InputValidator, _fast_safe, validator_for
+from silo.schema.validator import InputValidator, _fast_safe, validator_for
 
 SCHEMA = {
     "type": "object",

@@ -8,10 +8,10 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from silo._schema import COMPILE_AFTER, InputValidator
-from silo._schema_interp import Invalid, check, interpretable
-from silo.agents._schema_sampler import SchemaSampler, Unsatisfiable
-from silo.environment import load_environment
+from silo.agents.sampler import SchemaSampler, Unsatisfiable
+from silo.loading.environment import load_environment
+from silo.schema.interp import Invalid, check, interpretable
+from silo.schema.validator import COMPILE_AFTER, InputValidator
 
 REPO = Path(__file__).resolve().parents[2]
 

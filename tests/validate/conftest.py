@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from silo.validate import Report, validate_environment
+from silo.validate.report import Report, validate_environment
 
 ENV_PY = textwrap.dedent(
     '''

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from silo.errors import SiloError
-from silo.validate import Finding, Report, validate_environment
+from silo.validate.report import Finding, Report, validate_environment
 from tests.validate.conftest import task
 
 Check = Callable[..., Report]

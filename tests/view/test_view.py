@@ -1,4 +1,4 @@
-"""silo.view: reports of real runs and groups, read back with html.parser as a browser would."""
+"""silo.view.site: reports of real runs and groups, read back with html.parser as a browser would."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from silo import SiloError
-from silo.rollout import Budget, run_task
-from silo.sweep import Point
-from silo.view import REPORT_NAME, folder_kind, render, resolve, write_report
-from tests.compare.test_compare import make_group, point
+from silo.batch.sweep import Point
+from silo.rollout.run import Budget, run_task
+from silo.view.site import REPORT_NAME, folder_kind, render, resolve, write_report
+from tests.batch.test_compare import make_group, point
 
 HOSTILE = "<script>alert('pwned')</script>"
 _VOID = {"meta", "br", "hr", "img", "input", "link"}

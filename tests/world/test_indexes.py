@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from silo import Index
-from silo._world import WorldPool
+from silo.world.pool import WorldPool
 
 OWNERS = ["U1", "U2", "U3", None]
 BY_OWNER = Index("rows", "owner")

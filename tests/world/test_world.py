@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from silo._diff import diff_states
-from silo._world import StateMutationError, WorldPool
+from silo.world.diff import diff_states
+from silo.world.pool import StateMutationError, WorldPool
 
 
 def _fresh() -> dict[str, Any]:

@@ -1,0 +1,287 @@
+"""Recorded baselines: ``result.json`` and ``state-diff.json`` as an exact regression oracle.
+
+Contract:
+
+* A golden is ``<baselines>/<env>/<agent>/<TASK>.<kind>.json`` for the kinds ``result`` and
+  ``state-diff`` (plus ``tool-events`` when a :class:`Target` pins them). Its text is exactly
+  what the rollout's artifact would hold (:func:`silo.jsonio.pretty`), so two rollouts of a
+  deterministic agent give the same bytes. ``tool-events`` are the trace's ``tool_call`` and
+  ``tool_result`` events without ``at`` and ``durationMs``.
+* The committed config ``<project>/baselines/silo-baselines.yaml`` lists :class:`Entry` items
+  (``env``, ``agent``, optional ``tasks``, ``tool_events``, ``overrides``);
+  :func:`load_entries` reads it and :func:`select_entries` narrows it to a selection.
+* :func:`record` runs every point of a target in memory (``write_artifacts=False``) and writes a
+  golden only when its bytes change: ``created``, ``changed`` (with an explanation) or ``same``.
+  :func:`check` reruns them and compares byte for byte: ``ok``, ``DRIFT`` (one per file, with
+  the changed fields), ``MISSING`` (no golden; the rollout is skipped when none exists).
+  Both report ``STALE`` goldens: a task no longer in the environment within the target's task
+  scope, or pinned tool events the target no longer asks for. A rollout that cannot start is
+  ``ERROR``. Nothing here prints; callers format the :class:`Outcome` records.
+* :func:`require_deterministic` refuses agents whose ``ResolvedAgent.deterministic`` is false.
+
+The engine knows nothing of Hydra; ``silo.cli.baseline`` turns overrides into targets.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from silo.agents.resolve import resolve_agent
+from silo.batch.baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
+from silo.batch.point import Point, run_point
+from silo.errors import SiloError
+from silo.jsonio import pretty, write_text_atomic
+from silo.loading.environment import load_environment
+
+__all__ = [
+    "CONFIG_NAME",
+    "Entry",
+    "Outcome",
+    "Target",
+    "check",
+    "config_path",
+    "explain",
+    "load_entries",
+    "record",
+    "require_deterministic",
+    "runnable_tasks",
+    "select_entries",
+    "tool_events",
+]
+
+BASE_KINDS = ("result", "state-diff")
+TOOL_EVENTS = "tool-events"
+_ALL_KINDS = (*BASE_KINDS, TOOL_EVENTS)
+_DROPPED_EVENT_KEYS = ("at", "durationMs")
+_MAX_LINES = 40  # explanation lines per file; the rest are counted
+_MAX_VALUE = 120  # characters of one value in an explanation line
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to record or check: the points of one environment × agent and their golden folder."""
+
+    env: str
+    agent_label: str
+    points: Sequence[Point]
+    tool_events: bool = False
+    scope: tuple[str, ...] = ("all",)  # task ids/globs whose orphaned goldens count as STALE
+
+    def folder(self, baselines_dir: Path) -> Path:
+        return baselines_dir / self.env / self.agent_label
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return _ALL_KINDS if self.tool_events else BASE_KINDS
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One reported line: ``status`` is ok, DRIFT, MISSING, STALE, ERROR, created, changed, same."""
+
+    status: str
+    env: str
+    agent: str
+    task: str
+    files: tuple[str, ...] = ()  # the file names concerned, e.g. ("result.json",)
+    lines: tuple[str, ...] = ()  # explanation (DRIFT, changed) or the error (ERROR)
+    note: str = ""  # why a golden is STALE
+
+    @property
+    def key(self) -> str:
+        return f"{self.env}/{self.agent}/{self.task}"
+
+
+def _is_pattern(part: str) -> bool:
+    return part == "all" or any(ch in part for ch in "*?[")
+
+
+def runnable_tasks(scope: Sequence[str], known: Iterable[str], folder: Path) -> list[str]:
+    """The parts of a task selection to run: an id the environment lacks but a golden has is
+    left out (it is reported STALE); any other unknown id stays, so planning names it."""
+    known_ids = set(known)
+    return [
+        part
+        for part in scope
+        if _is_pattern(part)
+        or part in known_ids
+        or not any((folder / f"{part}.{kind}.json").is_file() for kind in _ALL_KINDS)
+    ]
+
+
+# -- the documents -----------------------------------------------------------------------------
+
+
+def tool_events(trace_lines: Iterable[str]) -> list[dict[str, Any]]:
+    """The trace's tool_call/tool_result events without their timing keys."""
+    events = []
+    for line in trace_lines:
+        if "tool_" not in line:  # cheap pre-filter; the type is checked after parsing
+            continue
+        event = json.loads(line)
+        if event.get("type") in ("tool_call", "tool_result"):
+            events.append({k: v for k, v in event.items() if k not in _DROPPED_EVENT_KEYS})
+    return events
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
+
+
+def _path_key(path: list[Any]) -> list[tuple[int, Any]]:
+    return [(0, p) if isinstance(p, int) else (1, str(p)) for p in path]
+
+
+def explain(old_text: str, new: Any) -> list[str]:
+    """Readable lines for how ``new`` differs from the golden text ``old_text`` (deepdiff)."""
+    try:
+        old = json.loads(old_text)
+    except json.JSONDecodeError as exc:
+        return [f"the golden is not valid JSON (line {exc.lineno}: {exc.msg}); record it again"]
+    from deepdiff import DeepDiff  # imported only when there is a difference to explain
+    from deepdiff.helper import notpresent
+
+    found = []
+    for items in DeepDiff(old, new, verbose_level=2).tree.values():
+        for item in items:
+            if item.t1 is notpresent:
+                text = f"added {_show(item.t2)}"
+            elif item.t2 is notpresent:
+                text = f"removed {_show(item.t1)}"
+            else:
+                text = f"{_show(item.t1)} -> {_show(item.t2)}"
+            found.append((_path_key(item.path(output_format="list")), f"{item.path()}: {text}"))
+    if not found:
+        return ["same values, different text (key order or layout); record it again"]
+    found.sort(key=lambda pair: pair[0])
+    lines = [line for _, line in found[:_MAX_LINES]]
+    if len(found) > _MAX_LINES:
+        lines.append(f"... and {len(found) - _MAX_LINES} more differences")
+    return lines
+
+
+# -- record and check --------------------------------------------------------------------------
+
+
+def require_deterministic(target: Target, project: Path) -> None:
+    """Refuse an agent whose results may change from run to run (an LLM)."""
+    if not target.points:
+        return
+    environment = load_environment(target.env, project)
+    resolved = resolve_agent(target.points[0].agent, environment, project)
+    if not resolved.deterministic:
+        raise SiloError(
+            "agent_not_deterministic",
+            f'agent "{target.agent_label}" is not deterministic (e.g. an LLM), so its results '
+            "cannot be a baseline; record a scripted agent, or replay a recorded run of it: "
+            "agent=replay agent.trace=.silo/runs/<run>/trace.jsonl",
+        )
+
+
+def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str, Any] | str:
+    """The golden documents of one in-memory rollout, or the message of why it could not start."""
+    try:
+        rollout = run_point(point, project_dir=project, runs_dir=None)
+    except SiloError as exc:
+        return exc.message
+    values: dict[str, Any] = {"result": rollout.result, "state-diff": rollout.state_diff}
+    if TOOL_EVENTS in kinds:
+        values[TOOL_EVENTS] = tool_events(rollout.trace_lines)
+    return {kind: values[kind] for kind in kinds}
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _explained(status: str, here: tuple[str, str, str], kind: str, old: bytes, new: Any) -> Outcome:
+    lines = explain(old.decode("utf-8", "replace"), new)
+    return Outcome(status, *here, (f"{kind}.json",), tuple(lines))
+
+
+def _stale(target: Target, project: Path, baselines_dir: Path) -> Iterator[Outcome]:
+    folder = target.folder(baselines_dir)
+    if not folder.is_dir():
+        return
+    known = load_environment(target.env, project).tasks
+    found: dict[str, list[str]] = {}  # task -> its golden files
+    for path in sorted(folder.glob("*.json")):
+        for kind in _ALL_KINDS:
+            if path.name.endswith(f".{kind}.json"):
+                found.setdefault(path.name[: -len(kind) - 6], []).append(f"{kind}.json")
+    for task, files in found.items():
+        here = (target.env, target.agent_label, task)
+        if task not in known:
+            if any(p in ("all", task) or fnmatch.fnmatchcase(task, p) for p in target.scope):
+                yield Outcome("STALE", *here, note="task no longer exists")
+        elif not target.tool_events and f"{TOOL_EVENTS}.json" in files:
+            yield Outcome("STALE", *here, (f"{TOOL_EVENTS}.json",), note="tool_events is off")
+
+
+def check(target: Target, project: Path, baselines_dir: Path) -> Iterator[Outcome]:
+    """Rerun every point and compare with its goldens byte for byte (see the module docstring)."""
+    folder = target.folder(baselines_dir)
+    for point in target.points:
+        here = (target.env, target.agent_label, point.task)
+        goldens = {k: _read(folder / f"{point.task}.{k}.json") for k in target.kinds}
+        if all(text is None for text in goldens.values()):
+            yield Outcome("MISSING", *here)
+            continue
+        documents = _documents_of(point, target.kinds, project)
+        if isinstance(documents, str):
+            yield Outcome("ERROR", *here, lines=(documents,))
+            continue
+        missing, drifted = [], False
+        for kind, value in documents.items():
+            golden = goldens[kind]
+            if golden is None:
+                missing.append(f"{kind}.json")
+            elif golden != pretty(value).encode("utf-8"):
+                drifted = True
+                yield _explained("DRIFT", here, kind, golden, value)
+        if missing:
+            yield Outcome("MISSING", *here, tuple(missing))
+        elif not drifted:
+            yield Outcome("ok", *here)
+    yield from _stale(target, project, baselines_dir)
+
+
+def record(target: Target, project: Path, baselines_dir: Path) -> Iterator[Outcome]:
+    """Run every point and write the goldens whose bytes change (see the module docstring)."""
+    folder = target.folder(baselines_dir)
+    for point in target.points:
+        here = (target.env, target.agent_label, point.task)
+        documents = _documents_of(point, target.kinds, project)
+        if isinstance(documents, str):
+            yield Outcome("ERROR", *here, lines=(documents,))
+            continue
+        created: list[str] = []
+        changed: list[Outcome] = []
+        for kind, value in documents.items():
+            path = folder / f"{point.task}.{kind}.json"
+            text = pretty(value)
+            golden = _read(path)
+            if golden == text.encode("utf-8"):
+                continue  # identical bytes: the file is not touched
+            folder.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(path, text)
+            if golden is None:
+                created.append(f"{kind}.json")
+            else:
+                changed.append(_explained("changed", here, kind, golden, value))
+        if created:
+            files = () if len(created) == len(documents) else tuple(created)
+            yield Outcome("created", *here, files)
+        yield from changed
+        if not created and not changed:
+            yield Outcome("same", *here)
+    yield from _stale(target, project, baselines_dir)

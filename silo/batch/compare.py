@@ -1,0 +1,294 @@
+"""Run-vs-run comparison: what changed between two groups of rollouts.
+
+Contract: :func:`compare` takes two sides, A (the reference) and B (the candidate), each a
+group or sweep folder (its ``*/run.json`` rollouts plus ``resumed.jsonl``, read with
+:func:`silo.batch.summary.load_group`) or a single run folder, given as a path or as a folder name
+under the project's ``.silo/runs/`` (:func:`resolve_folder`; a folder that does not exist or
+holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the fix). It returns a
+:class:`Comparison`, printing nothing:
+
+- ``cells``: one per environment × task × agent present on either side, sorted, with the
+  ``summary.json`` row of each side (``a``/``b``, ``None`` where absent), ``delta`` (B − A of
+  runs, passRate, meanReward, meanToolCalls) and a ``status``: ``regression`` (every A run
+  passed, every B run failed), ``fix`` (the reverse), ``worse``/``better`` (the pass rate
+  otherwise dropped/rose), ``same``, ``onlyA`` or ``onlyB``.
+- ``detail`` on a cell with exactly one run on each side whose ``result.json`` differs:
+  ``checks`` whose outcome differs, by label (``a``/``b`` are true, false, or ``None`` where
+  the check is absent), ``resultFields`` (the other top-level result keys that differ) and
+  ``stateDiff``, the state-diff entries that differ: ``{path, onlyA, onlyB}`` with ``path``
+  ``<collection>.<added|removed|changed>`` (row ids) or ``scalars`` (fields); ``None`` when a
+  side has no ``state-diff.json``, ``[]`` when both diffs are equal.
+- ``agents``: per agent, its ``summary.json`` agent row on each side and, for every k both
+  sides have, ``passHatK[k] = {a, b, delta}``.
+
+A cell *regressed* when its pass rate dropped (``regression`` or ``worse``); cells only in A
+are listed but are not regressions. Numbers are rounded like ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, load_rollout
+from silo.errors import SiloError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison
+
+__all__ = [
+    "STATUSES",
+    "Comparison",
+    "Side",
+    "compare",
+    "load_side",
+    "resolve_folder",
+    "run_detail",
+    "state_diff_changes",
+]
+
+STATUSES = ("regression", "fix", "worse", "better", "same", "onlyA", "onlyB")
+_DELTAS = {"runs": 0, "passRate": 4, "meanReward": 4, "meanToolCalls": 2}  # key: decimals
+_RUN_KEYS = ("environment", "taskId")
+_RESULT_KEYS = ("passed", "reward", "toolCalls", "terminationReason")
+_Cell = tuple[str, str, str]
+_K = TypeVar("_K", bound="SupportsRichComparison")  # cell tuples, agents, labels
+_V = TypeVar("_V")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: the rollouts of a group folder or of one run folder."""
+
+    name: str
+    folder: Path
+    kind: str  # "group" or "run"
+    rollouts: list[Rollout] = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        passed = sum(1 for r in self.rollouts if r.result["passed"])
+        return {
+            "name": self.name,
+            "folder": str(self.folder),
+            "kind": self.kind,
+            "rollouts": len(self.rollouts),
+            "passed": passed,
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: Side
+    b: Side
+    cells: list[dict[str, Any]]
+    agents: list[dict[str, Any]]
+
+    @property
+    def regressed(self) -> list[dict[str, Any]]:
+        """The cells whose pass rate dropped from A to B."""
+        return [c for c in self.cells if c["status"] in ("regression", "worse")]
+
+    def counts(self) -> dict[str, int]:
+        return {status: sum(1 for c in self.cells if c["status"] == status) for status in STATUSES}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a.to_json(),
+            "b": self.b.to_json(),
+            "counts": self.counts(),
+            "regressed": len(self.regressed),
+            "cells": self.cells,
+            "agents": self.agents,
+        }
+
+
+def resolve_folder(spec: str | Path, project_dir: Path) -> Path:
+    """``spec`` as a path if that folder exists, else ``<project>/.silo/runs/<spec>``."""
+    given = Path(spec).expanduser()
+    runs_root = project_dir / ".silo" / "runs"
+    for candidate in (given, runs_root / given):
+        if candidate.is_dir():
+            return candidate
+    raise SiloError(
+        "compare_folder_not_found",
+        f'no folder "{spec}" (nor {runs_root / given}); give a run, group or sweep folder, '
+        f"as a path or a name under {runs_root}",
+    )
+
+
+def load_side(spec: str | Path, project_dir: Path) -> Side:
+    folder = resolve_folder(spec, project_dir)
+    if (folder / "run.json").is_file():
+        rollout = load_rollout(folder)
+        kind, rollouts = "run", [rollout] if rollout is not None else []
+    else:
+        kind, rollouts = "group", load_group(folder)
+    for rollout in rollouts:
+        missing = [k for k in _RUN_KEYS if k not in rollout.run]
+        missing += [k for k in _RESULT_KEYS if k not in rollout.result]
+        if missing:
+            raise SiloError(
+                "compare_bad_rollout",
+                f"{rollout.folder} is not a Silo rollout (no {', '.join(missing)} in its "
+                "run.json/result.json); give folders written by silo-run",
+            )
+    if not rollouts:
+        raise SiloError(
+            "compare_no_rollouts",
+            f"{folder} holds no finished rollout (no run.json + result.json in it or in its "
+            "subfolders); give a .silo/runs/<runId>, group_* or sweep_* folder",
+        )
+    return Side(str(spec), folder, kind, rollouts)
+
+
+def compare(a: str | Path, b: str | Path, project_dir: Path) -> Comparison:
+    """Compare the rollouts of ``a`` (reference) with those of ``b`` (candidate)."""
+    side_a, side_b = load_side(a, project_dir), load_side(b, project_dir)
+    cells_a, cells_b = group_cells(side_a.rollouts), group_cells(side_b.rollouts)
+    rows_a = {cell: cell_row(cell, items) for cell, items in cells_a.items()}
+    rows_b = {cell: cell_row(cell, items) for cell, items in cells_b.items()}
+    cells = []
+    for cell, row_a, row_b in _pair(rows_a, rows_b, ordered=True):
+        entry = _compare_cell(cell, row_a, row_b)
+        items_a, items_b = cells_a.get(cell, []), cells_b.get(cell, [])
+        if len(items_a) == 1 and len(items_b) == 1:
+            entry["detail"] = run_detail(items_a[0], items_b[0])
+        cells.append(entry)
+    agents = _compare_agents(agent_rows(list(rows_a.values())), agent_rows(list(rows_b.values())))
+    return Comparison(side_a, side_b, cells, agents)
+
+
+def _pair(
+    by_a: Mapping[_K, _V], by_b: Mapping[_K, _V], *, ordered: bool = False
+) -> list[tuple[_K, _V | None, _V | None]]:
+    """Every key of either side with its value on each side, sorted or A's order then B's."""
+    keys: Iterable[_K] = (
+        sorted(by_a.keys() | by_b.keys()) if ordered else dict.fromkeys([*by_a, *by_b])
+    )
+    return [(key, by_a.get(key), by_b.get(key)) for key in keys]
+
+
+def _pair_by(
+    key: str, rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]], *, ordered: bool = False
+) -> list[tuple[Any, dict[str, Any] | None, dict[str, Any] | None]]:
+    """:func:`_pair` over rows named by their ``key`` field."""
+    by_a = {row[key]: row for row in rows_a}
+    return _pair(by_a, {row[key]: row for row in rows_b}, ordered=ordered)
+
+
+def _status(row_a: dict[str, Any] | None, row_b: dict[str, Any] | None) -> str:
+    if row_a is None or row_b is None:
+        return "onlyB" if row_a is None else "onlyA"
+    rate_a, rate_b = row_a["passRate"], row_b["passRate"]
+    if rate_a == 1 and rate_b == 0:
+        return "regression"
+    if rate_a == 0 and rate_b == 1:
+        return "fix"
+    if rate_a == rate_b:
+        return "same"
+    return "worse" if rate_b < rate_a else "better"
+
+
+def _compare_cell(
+    cell: _Cell, row_a: dict[str, Any] | None, row_b: dict[str, Any] | None
+) -> dict[str, Any]:
+    env, task, agent = cell
+    delta = None
+    if row_a is not None and row_b is not None:
+        delta = {key: round(row_b[key] - row_a[key], places) for key, places in _DELTAS.items()}
+    return {
+        "environment": env,
+        "task": task,
+        "agent": agent,
+        "status": _status(row_a, row_b),
+        "a": row_a,
+        "b": row_b,
+        "delta": delta,
+        "detail": None,
+    }
+
+
+def _compare_agents(
+    agents_a: list[dict[str, Any]], agents_b: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    compared = []
+    for agent, row_a, row_b in _pair_by("agent", agents_a, agents_b, ordered=True):
+        pass_hat_k = {}
+        if row_a is not None and row_b is not None:
+            pairs = _pair(row_a["passHatK"], row_b["passHatK"])
+            pass_hat_k = {
+                k: {"a": a, "b": b, "delta": round(b - a, 4)}
+                for k, a, b in pairs
+                if a is not None and b is not None
+            }
+        compared.append({"agent": agent, "a": row_a, "b": row_b, "passHatK": pass_hat_k})
+    return compared
+
+
+def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
+    """How one rollout's result and state diff differ from another's; ``None`` when equal."""
+    if a.result == b.result:
+        return None
+    return {
+        "checks": _flipped_checks(a.result.get("checks", []), b.result.get("checks", [])),
+        "resultFields": [
+            key
+            for key in dict.fromkeys([*a.result, *b.result])
+            if key != "checks" and a.result.get(key) != b.result.get(key)
+        ],
+        "stateDiff": state_diff_changes(_read_diff(a.folder), _read_diff(b.folder)),
+    }
+
+
+def _flipped_checks(
+    checks_a: list[dict[str, Any]], checks_b: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    flipped = []
+    for label, check_a, check_b in _pair_by("label", checks_a, checks_b):
+        passed_a = None if check_a is None else check_a["passed"]
+        passed_b = None if check_b is None else check_b["passed"]
+        if passed_a != passed_b:
+            required = (check_a or check_b or {}).get("required", True)
+            flipped.append({"label": label, "a": passed_a, "b": passed_b, "required": required})
+    return flipped
+
+
+def _read_diff(folder: Path) -> dict[str, Any] | None:
+    try:
+        diff: dict[str, Any] = json.loads((folder / "state-diff.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return diff
+
+
+def _diff_entries(diff: dict[str, Any]) -> dict[str, list[Any]]:
+    """A state diff as ``{"<collection>.<kind>": [row ids], "scalars": [scalar entries]}``."""
+    entries: dict[str, list[Any]] = {}
+    for name, kinds in diff.get("collections", {}).items():
+        for kind in ("added", "removed", "changed"):
+            entries[f"{name}.{kind}"] = list(kinds.get(kind, []))
+    entries["scalars"] = list(diff.get("scalars", []))
+    return entries
+
+
+def state_diff_changes(
+    diff_a: dict[str, Any] | None, diff_b: dict[str, Any] | None
+) -> list[dict[str, Any]] | None:
+    """The entries that differ between two ``state-diff.json`` documents (see the contract)."""
+    if diff_a is None or diff_b is None:
+        return None
+    entries_a, entries_b = _diff_entries(diff_a), _diff_entries(diff_b)
+    changes = []
+    for path, found_a, found_b in _pair(entries_a, entries_b):
+        rows_a, rows_b = found_a or [], found_b or []
+        only_a = [row for row in rows_a if row not in rows_b]
+        only_b = [row for row in rows_b if row not in rows_a]
+        if path == "scalars":  # whole entries compared; their fields reported
+            only_a = [entry.get("field") for entry in only_a]
+            only_b = [entry.get("field") for entry in only_b]
+        if only_a or only_b:
+            changes.append({"path": path, "onlyA": only_a, "onlyB": only_b})
+    return changes

@@ -1,0 +1,126 @@
+"""The body of a ``silo-run`` job: plan, run, report.
+
+Contract: :func:`execute` receives the composed config of one Hydra job and returns its exit
+status (0 all passed, 1 a rollout failed, 2 the job could not start). It prints one line per
+user mistake, a short report for a single rollout, and a summary table for a group run in one
+process. In a multirun, infrastructure failures are written to the sweep folder so the sweep's
+summary (see ``silo.cli.hydra.callbacks``) counts them apart.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from silo.errors import SiloError
+
+__all__ = ["execute", "print_rollout"]
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(f"silo-run: {message}\n")
+
+
+def execute(cfg: Any, project: Path) -> int:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+    from omegaconf import OmegaConf
+
+    hydra_cfg = HydraConfig.get()
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    group_dir = Path(hydra_cfg.runtime.output_dir) if multirun else None
+    try:
+        plain = OmegaConf.to_container(cfg, resolve=True)
+        from silo.cli.hydra.plan import plan_from_config
+
+        plan = plan_from_config(plain, project, hydra_cfg.runtime.choices.get("agent"))  # type: ignore[arg-type]
+    except SiloError as exc:
+        _say(exc.message)
+        if group_dir is not None:
+            from silo.batch.sweep import record_infra_error
+
+            record_infra_error(
+                group_dir,
+                environment=None,
+                task_id=str(cfg.get("task", "?")),
+                agent=hydra_cfg.runtime.choices.get("agent"),
+                error=exc.message,
+            )
+        return 2
+    return _run_plan(plan, project, group_dir)
+
+
+def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
+    single = group_dir is None and plan.runs == 1 and len(plan.points) == 1 and not plan.resume
+    if single:  # silo.batch.point alone: a single run never imports the sweep machinery
+        from silo.batch.point import run_point
+
+        point = plan.points[0]
+        try:
+            result = run_point(point, project_dir=project, runs_dir=plan.runs_dir)
+        except SiloError as exc:
+            _say(exc.message)
+            return 2
+        print_rollout(result, project)
+        return 0 if result.passed or not plan.fail_on_error else 1
+    if group_dir is None:
+        from silo.artifacts.run_folder import allocate_run_dir
+
+        group_id, group_dir = allocate_run_dir(plan.runs_dir, prefix="group")
+    else:
+        group_id = group_dir.name
+    from silo.batch.sweep import run_points
+
+    outcomes = run_points(
+        plan.points,
+        plan.runs,
+        project_dir=project,
+        group_dir=group_dir,
+        group_id=group_id,
+        runs_root=plan.runs_dir,
+        resume=plan.resume,
+        progress=plan.progress,
+    )
+    failed = [o for o in outcomes if not o.passed]
+    if group_dir.name.startswith("group_"):
+        from silo.batch.summary import write_summary
+
+        summary = write_summary(group_dir)
+        print(summary["table"])
+        print(f"summary: {_rel(group_dir / 'summary.json', project)}")
+    else:
+        passes = len(outcomes) - len(failed)
+        task = ",".join(dict.fromkeys(o.point.task for o in outcomes))
+        print(
+            f"{task} {plan.points[0].agent_label if plan.points else ''}: {passes}/{len(outcomes)} passed"
+        )
+    if failed and plan.fail_on_error:
+        return 1
+    return 0
+
+
+def _rel(path: Path, project: Path) -> str:
+    try:
+        return str(path.relative_to(project))
+    except ValueError:
+        return str(path)
+
+
+def print_rollout(result: Any, project: Path) -> None:
+    r = result.result
+    verdict = "PASS" if r["passed"] else "FAIL"
+    lines = [
+        f"{result.task.id}  {result.task.title}",
+        f"{verdict}  reward {r['reward']:.2f}  tool calls {r['toolCalls']} ({r['toolErrors']} errors)"
+        f"  checks {r['checksPassed']}/{r['checksPassed'] + r['checksFailed']}"
+        f" (required {r['requiredPassed']}/{r['requiredTotal']})",
+    ]
+    if r["terminationReason"] != "completed":
+        lines.append(f"ended early: {r['terminationReason']}")
+    if r["error"]:
+        lines.append(f"error: {r['error']}")
+    lines.extend(f"  x {label}" for label in r["failedRequired"])
+    if result.run_dir is not None:
+        lines.append(f"run folder: {_rel(result.run_dir, project)}")
+    print("\n".join(lines))

@@ -1,0 +1,247 @@
+"""What every Hydra-based Silo command sets up before Hydra runs.
+
+Contract: :func:`prepare` registers the resolvers the primary config uses
+(``silo_project_dir``, ``silo_group_id``), offers every folder under ``environments/`` as an
+``env`` option even without a YAML file, silences Hydra's warning about a project without a
+``conf/`` folder, and checks group choices on the command line (``env=``, ``agent=``,
+``budget=``) so a typo gets one line listing the options instead of Hydra's search-path dump.
+:func:`compose_once` makes a single run compose its config once instead of twice, with the
+very same result (see its docstring).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from silo.errors import SiloError
+from silo.loading.environment import find_project_dir, list_environments
+
+__all__ = ["group_options", "prepare", "check_group_overrides", "compose_once", "GROUPS"]
+
+GROUPS = ("env", "agent", "budget")
+TOP_KEYS = (
+    "env",
+    "agent",
+    "budget",
+    "task",
+    "runs",
+    "seed",
+    "resume",
+    "fail_on_error",
+    "progress",
+    "runs_dir",
+    "hydra",
+    "sweep",
+)
+BUDGET_KEYS = ("max_tool_calls", "timeout_ms")
+
+
+def _yaml_names(folder: Path) -> set[str]:
+    return {p.stem for p in folder.glob("*.yaml")} if folder.is_dir() else set()
+
+
+def group_options(group: str, project: Path, *, with_folders: bool = True) -> list[str]:
+    """Options of a config group: project and packaged YAML files (+ env folders)."""
+    names = _yaml_names(project / "conf" / group)
+    packaged = resources.files("silo.conf").joinpath(group)
+    if packaged.is_dir():
+        names |= {Path(p.name).stem for p in packaged.iterdir() if p.name.endswith(".yaml")}
+    if group == "env" and with_folders:
+        names |= set(list_environments(project))
+    return sorted(names)
+
+
+def prepare(project: Path | None = None) -> Path:
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
+
+    from silo.artifacts.run_folder import new_run_id
+
+    project = project or find_project_dir()
+    OmegaConf.register_new_resolver(
+        "silo_project_dir", lambda: str(project), replace=True, use_cache=True
+    )
+    OmegaConf.register_new_resolver(
+        "silo_group_id", lambda: new_run_id("sweep"), replace=True, use_cache=True
+    )
+    store = ConfigStore.instance()
+    declared = set(group_options("env", project, with_folders=False))
+    for name in list_environments(project):
+        if name not in declared:
+            store.store(group="env", name=name, node={"name": name})
+    warnings.filterwarnings(
+        "ignore", message=r"provider=hydra\.searchpath in main, path=.* is not available"
+    )
+    return project
+
+
+def check_group_overrides(args: list[str], project: Path) -> None:
+    """Raise a one-line SiloError for an unknown env/agent/budget choice on the command line."""
+    words = [a for a in args if not a.startswith("-") and "=" in a]
+    if not words:
+        return
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    try:
+        overrides = OverridesParser.create().parse_overrides(words)
+    except Exception as exc:  # Hydra's parser explains the syntax problem itself
+        raise SiloError("override_invalid", " ".join(str(exc).split())) from None
+    for override in overrides:
+        group = override.key_or_group
+        if not override.is_add() and not override.is_force_add():
+            _check_key(group)
+        if group == "hydra/launcher" and not override.is_delete():
+            _check_launcher(override.get_value_element_as_str())
+        if group not in GROUPS or override.package or override.is_delete():
+            continue
+        values = (
+            list(override.sweep_string_iterator())
+            if override.is_sweep_override()
+            else [override.get_value_element_as_str()]
+        )
+        known = group_options(group, project)
+        for value in values:
+            if value not in known:
+                raise SiloError(
+                    f"{group}_not_found",
+                    f'unknown {group} "{value}"; available: {", ".join(known)}'
+                    + (f" (or add conf/{group}/{value}.yaml)" if group != "env" else ""),
+                )
+
+
+# Launchers Silo ships configs for, and the plugin package each needs (an optional extra).
+_LAUNCHER_PLUGINS = {
+    "joblib": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
+    "hydra_joblib": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
+    "ray_local": ("hydra_plugins.hydra_ray_launcher", "ray"),
+    "ray_cluster": ("hydra_plugins.hydra_ray_launcher", "ray"),
+    "slurm": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
+    "slurm_local": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
+}
+
+
+def _check_launcher(choice: str) -> None:
+    """One line naming the extra to install when a launcher's plugin is missing (Hydra would
+    say it cannot find a config the user never typed)."""
+    found = _LAUNCHER_PLUGINS.get(choice)
+    if found is None:
+        return
+    from importlib.util import find_spec
+
+    module, extra = found
+    try:
+        installed = find_spec(module) is not None
+    except (ImportError, ValueError):
+        installed = False
+    if not installed:
+        raise SiloError(
+            "launcher_missing",
+            f"hydra/launcher={choice} needs its Hydra plugin; install it with "
+            f"pip install -e '.[{extra}]' (or pip install 'silo[{extra}]')",
+        )
+
+
+def _check_key(key: str) -> None:
+    head, _, rest = key.partition(".")
+    if head in ("hydra", "agent") or "/" in head:
+        return  # Hydra checks these itself; agents take arbitrary keys
+    choices: tuple[str, ...]
+    if head not in TOP_KEYS:
+        wrong, choices = head, TOP_KEYS
+    elif head == "budget" and rest and rest not in BUDGET_KEYS:
+        wrong, choices = rest, BUDGET_KEYS
+    else:
+        return
+    import difflib  # only to word the error: a 2 ms import no valid command line should pay
+
+    close = difflib.get_close_matches(wrong, choices, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise SiloError(
+        "override_invalid",
+        f'unknown key "{key}"; {hint}known: {", ".join(choices)} (use +{key}=... to add a new key)',
+    )
+
+
+@contextmanager
+def compose_once() -> Iterator[None]:
+    """While a ``@hydra.main`` app runs inside this block, compose a single run's config once.
+
+    Hydra 1.3 composes the whole config twice for a run: ``get_mode`` composes it (as for a
+    multirun, errors swallowed) only to read ``hydra.mode``, then ``run`` composes it again.
+    Each composition is a large share of a short rollout's start-up. Here ``get_mode`` composes
+    the run's config and hands that very object to ``run``, after applying the ``hydra.mode=RUN``
+    override that Hydra appends when the config names no mode, the way Hydra's loader applies a
+    last override. Whenever that composition fails, Hydra's own ``get_mode`` runs instead, so
+    errors, and the choice between run and multirun, come out exactly as before.
+    """
+    try:
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+        from hydra._internal.hydra import Hydra
+        from hydra.types import RunMode
+
+        apply_overrides = ConfigLoaderImpl._apply_overrides_to_config
+        original = Hydra.get_mode
+    except (ImportError, AttributeError):  # not the Hydra 1.3 this was written against
+        yield
+        return
+
+    def get_mode(self: Any, config_name: str | None, overrides: list[str]) -> Any:
+        try:
+            cfg = self.compose_config(
+                config_name=config_name, overrides=overrides, run_mode=RunMode.RUN
+            )
+        except Exception:  # let Hydra compose again and report the problem its own way
+            return original(self, config_name, overrides)
+        mode = cfg.hydra.mode
+        if mode == RunMode.MULTIRUN:
+            return mode
+        expected = list(overrides)
+        if mode is None:
+            from hydra.core.override_parser.overrides_parser import OverridesParser
+
+            line = "hydra.mode=RUN"
+            apply_overrides(OverridesParser.create().parse_overrides([line]), cfg)
+            cfg.hydra.overrides.hydra.append(line)
+            expected.append(line)
+        _hand_over(self.config_loader, cfg, config_name, expected, RunMode.RUN)
+        return mode
+
+    Hydra.get_mode = get_mode  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Hydra.get_mode = original  # type: ignore[method-assign]
+
+
+def _hand_over(
+    loader: Any, cfg: Any, config_name: str | None, overrides: list[str], run_mode: Any
+) -> None:
+    """Make ``loader``'s next ``load_configuration`` return ``cfg`` if asked for that config."""
+    compose = loader.load_configuration
+    wanted = (config_name, overrides, run_mode, True, True)
+
+    def load_configuration(
+        config_name: str | None,
+        overrides: list[str],
+        run_mode: Any,
+        from_shell: bool = True,
+        validate_sweep_overrides: bool = True,
+    ) -> Any:
+        del loader.load_configuration  # one use: any later composition is Hydra's own
+        asked = (config_name, list(overrides), run_mode, from_shell, validate_sweep_overrides)
+        if asked == wanted:
+            return cfg
+        return compose(
+            config_name=config_name,
+            overrides=overrides,
+            run_mode=run_mode,
+            from_shell=from_shell,
+            validate_sweep_overrides=validate_sweep_overrides,
+        )
+
+    loader.load_configuration = load_configuration

@@ -1,0 +1,258 @@
+"""``hydra/sweeper=silo``: Hydra's basic sweeper, without composing every job twice.
+
+Contract: :class:`SiloSweeper` sweeps exactly like Hydra's ``BasicSweeper`` (same grammar, same
+cartesian product and job order, ``hydra.sweeper.params``, ``max_batch_size``, ``multirun.yaml``
+in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with three differences:
+
+* Before launching anything, it composes one job per distinct *shape* of the sweep instead of
+  every job (the basic sweeper composes each job in this process, one after the other, and the
+  launcher composes it again, in its workers for joblib). The shape of a job is the part of its
+  overrides that can change whether it composes: config group choices (``agent=``,
+  ``+sweep=``, ``hydra/launcher=``), ``hydra.*`` keys (typed), deletions (``~key``) and
+  dict/list values. A plain value (``seed=3``, ``+rep=7``) cannot make an untyped (YAML) node
+  fail to compose when another value of the same key did, so ``+rep=range(0,1000)`` composes
+  once, not 1,000 times, and ``agent=solver,noop task=A,B`` twice. A composition error names
+  the job and stops the sweep before any job ran.
+* A job whose task function raised (or that the launcher could not compose, e.g. a bad value
+  for a typed node of a structured config) costs one ``silo-run:`` line on stderr, not a
+  traceback, is recorded in ``<sweep dir>/infra-errors.jsonl`` (the sweep summary lists it
+  among the points that could not start) and makes ``silo-run`` exit 2. The other jobs of the
+  sweep still run, except after a launcher failure (which jobs ran is then unknown: the sweep
+  stops there). Either way the sweep ends normally, so the callbacks' ``on_multirun_end`` runs
+  and ``summary.json`` covers every rollout written. With ``HYDRA_FULL_ERROR=1`` errors propagate
+  as with the basic sweeper.
+* Hydra only instantiates plugins it found under the ``hydra_plugins`` namespace package, which
+  a setuptools editable install of Silo cannot provide (pkgutil does not list the editable
+  finder's modules). :func:`register` adds the class to Hydra's plugin registry under
+  :data:`PLUGIN_TARGET`, the ``_target_`` of ``conf/hydra/sweeper/silo.yaml``; ``silo-run``
+  calls it before Hydra starts. The sweeper only runs in the launching process, so launcher
+  workers (joblib's loky processes, which rebuild the registry) never need it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hydra.core.object_type import ObjectType
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.utils import JobReturn, JobStatus
+from hydra.errors import ConfigCompositionException
+from hydra.plugins.launcher import Launcher
+from hydra.plugins.sweeper import Sweeper
+from hydra.types import HydraContext, TaskFunction
+from omegaconf import DictConfig, OmegaConf
+
+__all__ = ["PLUGIN_TARGET", "SiloSweeper", "register"]
+
+# Hydra refuses to instantiate a plugin whose class name is outside hydra_plugins.* (1.3).
+PLUGIN_TARGET = "hydra_plugins.silo_sweeper.SiloSweeper"
+
+
+def register() -> None:
+    """Make ``hydra/sweeper=silo`` (and ``hydra/launcher=joblib``) instantiable here (idempotent).
+
+    ``Plugins.instance()`` is the plugin scan Hydra runs at every start anyway; calling it
+    first only moves it earlier.
+    """
+    from hydra.core.plugins import Plugins
+
+    plugins = Plugins.instance()
+    plugins.register(SiloSweeper)  # public: lists it under Sweeper (--info plugins)
+    plugins.class_name_to_class[PLUGIN_TARGET] = SiloSweeper
+    from silo.cli.hydra import launcher as _launcher
+
+    _launcher.register(plugins)
+
+
+# Not a subclass of BasicSweeper: Hydra's plugin scan re-executes the core plugin modules, so
+# BasicSweeper's own super() call would name a newer class than the one subclassed here. Its
+# job expansion (the part that must not drift) is called through the module instead.
+class SiloSweeper(Sweeper):
+    """Hydra's basic sweeper that composes one job per shape before launching (module doc)."""
+
+    def __init__(
+        self, max_batch_size: int | None = None, params: dict[str, str] | None = None
+    ) -> None:
+        self.max_batch_size = max_batch_size
+        self.params = params or {}
+        self.overrides: list[list[list[str]]] | None = None
+        self.hydra_context: HydraContext | None = None
+        self.config: DictConfig | None = None
+        self.launcher: Launcher | None = None
+        self._shaping_keys: dict[str, bool] = {}
+        self._groups: dict[str, set[str]] = {}
+        self._varying: set[int] | None = None
+
+    def setup(
+        self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig
+    ) -> None:
+        from hydra.core.plugins import Plugins
+
+        self.hydra_context = hydra_context
+        self.config = config
+        self.launcher = Plugins.instance().instantiate_launcher(
+            hydra_context=hydra_context, task_function=task_function, config=config
+        )
+
+    def sweep(self, arguments: list[str]) -> Any:
+        assert self.config is not None
+        assert self.launcher is not None
+        assert self.hydra_context is not None
+        # Imported here, not at the top: silo-run imports this module at every start.
+        from hydra._internal.core_plugins import basic_sweeper
+
+        params_conf = [f"{k}={v}" for k, v in self.params.items()] + list(arguments)
+        parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
+        self.overrides = basic_sweeper.BasicSweeper.split_arguments(
+            parser.parse_overrides(params_conf), self.max_batch_size
+        )
+        sweep_dir = Path(self.config.hydra.sweep.dir)
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        OmegaConf.save(self.config, sweep_dir / "multirun.yaml")
+        # Every batch, before the first one runs: a bad job never leaves a half-done sweep.
+        self.validate_batch_is_legal([job for batch in self.overrides for job in batch])
+
+        returns: list[Sequence[JobReturn]] = []
+        initial_job_idx = 0
+        for batch in self.overrides:
+            try:
+                results = self.launcher.launch(batch, initial_job_idx=initial_job_idx)
+            except Exception as exc:
+                if _full_error():
+                    raise
+                self._launch_failed(batch, initial_job_idx, exc)
+                break
+            for num, (job, result) in enumerate(zip(batch, results, strict=True), initial_job_idx):
+                # JobReturn.return_value would print Hydra's own line and re-raise.
+                if result.status == JobStatus.FAILED:
+                    if _full_error():
+                        raise result._return_value
+                    self._report(num, job, "failed", result._return_value)
+            initial_job_idx += len(batch)
+            returns.append(results)
+        return returns
+
+    def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:
+        """Compose the first job of each shape in ``batch`` (see the module docstring)."""
+        assert self.config is not None
+        assert self.hydra_context is not None
+        loader = self.hydra_context.config_loader
+        composed: set[tuple[str, ...]] = set()
+        for num, job in enumerate(batch):
+            shape = tuple(o for o in job if self._shapes_config(o))
+            if shape in composed:
+                continue
+            try:
+                loader.load_sweep_config(master_config=self.config, sweep_overrides=list(job))
+            except ConfigCompositionException as exc:
+                if _full_error():
+                    raise
+                raise ConfigCompositionException(
+                    f"sweep job #{num} ({self._label(job)}): {exc}"
+                ) from exc.__cause__
+            composed.add(shape)
+
+    def _shapes_config(self, override: str) -> bool:
+        key, _, value = override.partition("=")
+        if value.lstrip()[:1] in ("{", "["):
+            return True
+        known = self._shaping_keys.get(key)
+        if known is None:
+            known = self._shaping_keys[key] = self._is_shaping_key(key)
+        return known
+
+    def _is_shaping_key(self, key: str) -> bool:
+        assert self.hydra_context is not None and self.config is not None
+        if key.startswith("~"):
+            return True  # ~key=value deletes only when the value matches
+        name = key.lstrip("+").split("@", 1)[0]
+        if name == "hydra" or name.startswith(("hydra.", "hydra/")):
+            return True  # Hydra's own node is a typed structured config
+        parent, _, leaf = name.rpartition("/")
+        groups = self._groups.get(parent)
+        if groups is None:
+            # With the primary config named, so that its hydra.searchpath (conf/) is searched.
+            groups = self._groups[parent] = set(
+                self.hydra_context.config_loader.get_group_options(
+                    parent,
+                    results_filter=ObjectType.GROUP,
+                    config_name=self.config.hydra.job.config_name,
+                    overrides=OmegaConf.to_container(self.config.hydra.overrides.hydra),  # type: ignore[arg-type]
+                )
+            )
+        return leaf in groups
+
+    def _varying_positions(self) -> set[int]:
+        """Positions of the overrides that differ between jobs (every job lists the same keys)."""
+        assert self.overrides is not None
+        if self._varying is None:
+            jobs = [j for batch in self.overrides for j in batch]
+            self._varying = {i for i in range(len(jobs[0])) if len({j[i] for j in jobs}) > 1}
+        return self._varying
+
+    def _label(self, job: Sequence[str]) -> str:
+        """The overrides that vary across the sweep (all of them when none does)."""
+        varying = self._varying_positions()
+        return " ".join([o for i, o in enumerate(job) if i in varying] or job)
+
+    def _launch_failed(self, batch: Sequence[Sequence[str]], first: int, exc: Exception) -> None:
+        # Which jobs ran is unknown. Name the job when the error quotes one of its own overrides
+        # (Hydra's "Error merging override key=value"); composing the batch again to find it
+        # could take as long as the sweep.
+        text = f"{exc}\n{exc.__cause__ or ''}"
+        varying = self._varying_positions()
+        what = "could not be composed" if isinstance(exc, ConfigCompositionException) else "failed"
+        for num, job in enumerate(batch, first):
+            own = [job[i] for i in varying if i < len(job)]
+            if any(re.search(re.escape(o) + r"(?!\S)", text) for o in own):
+                self._report(num, job, what, exc)
+                break
+        else:
+            self._report(
+                first, [], what, exc, who=f"one of jobs #{first}-#{first + len(batch) - 1}"
+            )
+        sys.stderr.write("silo-run: sweep stopped; the summary covers the jobs that ran\n")
+
+    def _report(
+        self, num: int, job: Sequence[str], what: str, exc: BaseException, who: str = ""
+    ) -> None:
+        assert self.config is not None
+        error = f"{who or f'job #{num} ({self._label(job)})'} {what}: {_one_line(exc)}"
+        sys.stderr.write(f"silo-run: {error}\n")
+        values = dict(o.lstrip("+").split("=", 1) for o in job if "=" in o)
+        choices = self.config.hydra.runtime.choices
+        from silo.batch.sweep import record_infra_error  # not at the top: imported at every start
+
+        record_infra_error(
+            Path(self.config.hydra.sweep.dir),
+            environment=values.get("env", choices.get("env")),
+            task_id=values.get("task") or _value(self.config, "task"),
+            agent=values.get("agent", choices.get("agent", "?")),
+            error=error,
+        )
+        from silo.cli import run as run_cli  # the exit status of silo-run, as the summary does
+
+        run_cli.STATUS.append(2)
+
+
+def _full_error() -> bool:
+    return os.environ.get("HYDRA_FULL_ERROR") == "1"
+
+
+def _one_line(exc: BaseException) -> str:
+    """The exception's message and its cause's (Hydra puts the detail there), on one line."""
+    text = str(exc)
+    cause = exc.__cause__
+    if cause is not None and str(cause) not in text:
+        text = f"{text}: {cause}"
+    return " ".join(text.split()) or type(exc).__name__
+
+
+def _value(config: DictConfig, key: str) -> str:
+    """``config[key]`` as text, ``?`` when it is missing (``???``) or a sweep dimension."""
+    return "?" if OmegaConf.is_missing(config, key) else str(config.get(key, "?"))

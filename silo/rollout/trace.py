@@ -1,0 +1,213 @@
+"""The trace: every event of a rollout, one JSON object per line, streamed.
+
+Contract: events get ``seq`` from 1 and ``at`` (UTC ISO-8601, milliseconds). With a path, each
+line is written and flushed as it happens, so a process killed mid-run leaves every event so
+far; without one, lines are kept in memory. Tool events are assembled from pre-serialised JSON
+so the hot path serialises each input and output exactly once; ``durationMs`` is milliseconds
+with three decimals (to the microsecond).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from silo.jsonio import compact_encoder
+
+__all__ = ["TraceWriter", "utc_now_iso"]
+
+_dumps = compact_encoder(json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr))
+_time = time.time
+_OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+
+# The formatted whole second of the last timestamp: events come many per second, and
+# strftime is most of the cost of a timestamp. One tuple, so threads never see half of it.
+_SECOND: tuple[int, str] = (-1, "")
+# "000" to "999": a lookup is ~50x cheaper than formatting ``:03d`` on every event. Built by
+# the first event that needs it (building it costs ~0.1 ms, which importing must not pay).
+_DIGITS3: tuple[str, ...] = ()
+
+
+def _digits3() -> tuple[str, ...]:
+    global _DIGITS3
+    _DIGITS3 = tuple([str(n)[1:] for n in range(1000, 2000)])
+    return _DIGITS3
+
+
+# The last timestamp and the times that certainly share its text: (from, until, text). A tool
+# call's two events are mostly microseconds apart, so the second is usually this text again.
+_MILLI: tuple[float, float, str] = (0.0, 0.0, "")
+
+
+def utc_now_iso(now: float | None = None) -> str:
+    global _SECOND, _MILLI
+    t = _time() if now is None else now
+    cached = _MILLI
+    if cached[0] <= t < cached[1]:
+        return cached[2]
+    whole = int(t)
+    second = _SECOND
+    if second[0] == whole:
+        prefix = second[1]
+    else:
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+        _SECOND = (whole, prefix)
+    ms = int((t - whole) * 1000)
+    if 0 <= ms < 1000:
+        text = f"{prefix}.{(_DIGITS3 or _digits3())[ms]}Z"
+        # Any later time up to a microsecond before the next millisecond has the same text:
+        # ``t - whole`` is exact, and the microsecond dwarfs the rounding of ``until``.
+        _MILLI = (t, whole + (ms + 0.999) / 1000, text)
+        return text
+    return f"{prefix}.{ms:03d}Z"  # a time before 1970: the same text as it always had
+
+
+_NAMES: dict[str, str] = {}
+
+
+def _name_json(tool: str) -> str:
+    """The JSON text of a tool name (cached: the same few names recur on every call)."""
+    if type(tool) is not str:
+        return _dumps(tool)
+    found = _NAMES.get(tool)
+    if found is None:
+        found = _dumps(tool)
+        if len(_NAMES) < 4096:
+            _NAMES[tool] = found
+    return found
+
+
+def _finish(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _tool_line(
+    kind: str,
+    seq: int,
+    t: float,
+    call_id: int,
+    tool: str,
+    key: str,
+    json_text: str | bytes,
+    is_error: bool,
+    duration_ns: int,
+) -> str:
+    """The line of a ``tool_call`` (``key`` "input") or ``tool_result`` (``key`` "output").
+
+    ``durationMs`` is ``duration_ns`` in milliseconds to the microsecond ("12.345"), with
+    integer arithmetic and a table rather than float formatting: the same text for the same
+    microseconds, at a fraction of the cost.
+    """
+    # UTF-8 from orjson, decoded only now that it is needed.
+    text = json_text.decode() if isinstance(json_text, bytes) else json_text
+    name = _NAMES.get(tool) if type(tool) is str else None
+    milli = _MILLI  # utc_now_iso's cache, read here to save a call
+    at = milli[2] if milli[0] <= t < milli[1] else utc_now_iso(t)
+    head = (
+        f'{{"seq":{seq},"type":"{kind}","at":"{at}","callId":{call_id},'
+        f'"tool":{name or _name_json(tool)},"{key}":{text}'
+    )
+    if key == "input":
+        return head + "}"
+    us = (duration_ns + 500) // 1000
+    digits = _DIGITS3 or _digits3()
+    return (
+        f'{head},"isError":{"true" if is_error else "false"},'
+        f'"durationMs":{us // 1000}.{digits[us % 1000]}}}'
+    )
+
+
+class TraceWriter:
+    __slots__ = ("seq", "_fd", "_lines")
+
+    def __init__(self, path: Path | None) -> None:
+        self.seq = 0
+        # A raw descriptor: each line is one write(2), which is what a flush per line costs
+        # anyway, without the buffered text layer in between. Closed by close().
+        self._fd: int | None = os.open(path, _OPEN_FLAGS, 0o666) if path else None
+        # In memory, a tool event is kept as the arguments of _tool_line until lines is read.
+        self._lines: list[Any] = []
+
+    @property
+    def lines(self) -> list[str]:
+        """Every line so far (in memory; empty when streaming to a file).
+
+        Tool events kept in memory are rendered here, on first read, into exactly the text a
+        file gets: a rollout whose trace nobody reads (a training loop without artifacts)
+        never formats them.
+        """
+        lines = self._lines
+        for index, line in enumerate(lines):
+            if type(line) is tuple:
+                lines[index] = _tool_line(*line)
+        return lines
+
+    def _write(self, line: str) -> None:
+        fd = self._fd
+        if fd is None:
+            self._lines.append(line)
+            return
+        data = (line + "\n").encode("utf-8")
+        written = os.write(fd, data)
+        if written < len(data):  # a short write (rare on regular files): finish it
+            _finish(fd, data[written:])
+
+    def event(self, kind: str, fields: dict[str, Any]) -> None:
+        self.seq += 1
+        head = {"seq": self.seq, "type": kind, "at": utc_now_iso()}
+        self._write(_dumps({**head, **{k: v for k, v in fields.items() if k not in head}}))
+
+    def event_with_json(
+        self, kind: str, fields: dict[str, Any], key: str, raw: str, raw_utf8: bytes
+    ) -> None:
+        """Like :meth:`event` with one more, last, field ``key`` whose JSON text is ``raw``.
+
+        ``raw_utf8`` is ``raw`` encoded, so a large cached value is written without copies.
+        """
+        self.seq += 1
+        head = {"seq": self.seq, "type": kind, "at": utc_now_iso()}
+        text = _dumps({**head, **{k: v for k, v in fields.items() if k not in head}})
+        start = f"{text[:-1]},{_dumps(key)}:"
+        fd = self._fd
+        if fd is None:
+            self._lines.append(f"{start}{raw}}}")
+            return
+        parts = [start.encode("utf-8"), raw_utf8, b"}\n"]
+        written = os.writev(fd, parts)
+        total = sum(len(p) for p in parts)
+        if written < total:
+            _finish(fd, b"".join(parts)[written:])
+
+    # The two events of every tool call (twice per call: every copy saved shows in the
+    # per-call overhead). In memory they are recorded as fields and rendered when read.
+
+    def tool_call(self, call_id: int, tool: str, input_json: str) -> None:
+        self.seq = seq = self.seq + 1
+        event = ("tool_call", seq, _time(), call_id, tool, "input", input_json, False, 0)
+        if self._fd is None:
+            self._lines.append(event)
+        else:
+            self._write(_tool_line(*event))
+
+    def tool_result(
+        self, call_id: int, tool: str, output_json: str | bytes, is_error: bool, duration_ns: int
+    ) -> None:
+        self.seq = seq = self.seq + 1
+        event = (
+            "tool_result", seq, _time(), call_id, tool, "output", output_json, is_error,
+            duration_ns,
+        )  # fmt: skip
+        if self._fd is None:
+            self._lines.append(event)
+        else:
+            self._write(_tool_line(*event))
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

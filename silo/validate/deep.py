@@ -1,0 +1,250 @@
+"""Deep validation: run the environment and prove its tasks are sound.
+
+Contract: :func:`run_deep_checks` adds these findings (all errors) to a report:
+
+* ``solver_failed`` — the environment's ``solver.py`` does not pass a task (named, with its
+  failed required checks or error); a solver that cannot load is one finding.
+* ``noop_passes`` — the built-in no-op agent passes a task: a task an idle agent passes is broken
+  (``noop_failed`` if that rollout could not even run).
+* ``nondeterministic`` — two solver runs of a task give different ``result.json`` or
+  ``state-diff.json`` (skipped for a solver that declares ``deterministic = False``).
+* ``create_state_shared`` — two ``create_state()`` calls return worlds that share a mutable
+  object (dict, list, set), so changing one world changes the next.
+* ``tool_leaks_state`` — a tool's ``run`` returns an object that is part of the live state.
+  Tools are called on a fresh state with the inputs the solver used (replayed in order, task by
+  task), and with ``{}`` when that is valid input for a tool the solver never called.
+* ``world_not_reset`` — after the rollouts, the pooled world differs from a fresh
+  ``create_state()`` (the rollback missed a change).
+
+Rollouts run in memory (``write_artifacts=False``); nothing is written to the project.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from silo.errors import SiloError
+from silo.jsonio import canonical
+from silo.loading.environment import Environment
+from silo.loading.modules import describe_exception, load_file
+from silo.rollout.run import RolloutResult, run_task
+from silo.schema.validator import validator_for
+from silo.tasks import Task
+
+if TYPE_CHECKING:
+    from silo.validate.report import Report
+
+__all__ = ["run_deep_checks", "shared_object", "leaked_object"]
+
+Calls = list[tuple[str, Any]]
+_MUTABLE = (dict, list, set, bytearray)
+
+
+def run_deep_checks(env: Environment, project: Path, report: Report) -> None:
+    _check_independent_states(env, report)
+    recorded: list[Calls] = []
+    solver = _load_solver(env, report)
+    for task in env.tasks.values():
+        if solver is not None:
+            first = _rollout(env, task, solver, project, report)
+            if first is not None:
+                recorded.append(_calls(first))
+                _check_solver_run(env, task, first, report)
+                if getattr(solver, "deterministic", True):
+                    second = _rollout(env, task, solver, project, report)
+                    if second is not None:
+                        _check_same(task, first, second, report)
+        idle = _rollout(env, task, "noop", project, report)
+        if idle is not None and idle.passed:
+            report.error(
+                "noop_passes",
+                f'task "{task.id}" is passed by the no-op agent, which does nothing; a task an '
+                "idle agent passes is broken — require the change or answer the task asks for",
+            )
+    _check_reset(env, report)
+    _check_leaks(env, recorded, report)
+
+
+def _load_solver(env: Environment, report: Report) -> Any:
+    if not env.solver_path.is_file():
+        return None
+    try:
+        module = load_file(env.solver_path, f"{env.package}.solver", reload=True)
+    except SiloError as exc:
+        report.error("solver_failed", f"solver.py failed to load: {_short(exc.message, env)}")
+        return None
+    agent = getattr(module, "agent", None)
+    if not callable(agent):
+        report.error("solver_failed", f"environments/{env.root.name}/solver.py has no agent(inp)")
+        return None
+    return agent
+
+
+def _rollout(
+    env: Environment, task: Task, agent: Any, project: Path, report: Report
+) -> RolloutResult | None:
+    """The rollout, or None after reporting why it could not run (never raises)."""
+    code = "noop_failed" if agent == "noop" else "solver_failed"
+    try:
+        return run_task(env, task, agent, project_dir=project, write_artifacts=False)
+    except SiloError as exc:
+        report.error(code, f'task "{task.id}" could not run: {_short(exc.message, env)}')
+    except Exception as exc:
+        why = _short(describe_exception(exc), env)
+        report.error(code, f'task "{task.id}" crashed the engine: {why}')
+    return None
+
+
+def _calls(run: RolloutResult) -> Calls:
+    events = (json.loads(line) for line in run.trace_lines)
+    return [(e["tool"], e["input"]) for e in events if e.get("type") == "tool_call"]
+
+
+def _short(text: str, env: Environment) -> str:
+    """``text`` with the environment's absolute folder written as ``environments/<name>``."""
+    return text.replace(f"{env.root}{os.sep}", f"environments/{env.root.name}/")
+
+
+def _check_solver_run(env: Environment, task: Task, run: RolloutResult, report: Report) -> None:
+    if run.passed:
+        return
+    failed = run.result.get("failedRequired") or []
+    reasons = [f"failed required checks: {'; '.join(failed)}"] if failed else []
+    if run.error:
+        reasons.append(f"error: {_short(run.error, env)}")
+    if not reasons:
+        reasons.append(f"ended with {run.termination_reason}")
+    report.error(
+        "solver_failed", f'the solver does not pass task "{task.id}" ({"; ".join(reasons)})'
+    )
+
+
+def _first_difference(a: dict[str, Any], b: dict[str, Any]) -> str:
+    for key in list(a) + [k for k in b if k not in a]:
+        if canonical(a.get(key)) != canonical(b.get(key)):
+            return key
+    return "?"
+
+
+def _check_same(task: Task, first: RolloutResult, second: RolloutResult, report: Report) -> None:
+    for label, a, b in (
+        ("result.json", first.result, second.result),
+        ("state-diff.json", first.state_diff, second.state_diff),
+    ):
+        if canonical(a) != canonical(b):
+            report.error(
+                "nondeterministic",
+                f'two solver runs of task "{task.id}" give different {label} (first difference '
+                f'at "{_first_difference(a, b)}"); tools and verifiers must not read the clock, '
+                "randomness or anything outside the state",
+            )
+            return
+
+
+def _containers(value: Any, path: str = "state") -> Iterator[tuple[Any, str]]:
+    """Every mutable container reachable from ``value``, with its path (each once)."""
+    seen: set[int] = set()
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if id(item) in seen:
+            continue
+        if isinstance(item, _MUTABLE):
+            seen.add(id(item))
+            yield item, where
+        children: list[tuple[Any, str]] = []
+        if isinstance(item, dict):
+            children = [(v, f"{where}[{k!r}]") for k, v in item.items()]
+        elif isinstance(item, (list, tuple)):
+            children = [(v, f"{where}[{i}]") for i, v in enumerate(item)]
+        elif isinstance(item, (set, frozenset)):
+            children = [(v, f"{where}{{…}}") for v in item]
+        stack.extend(reversed(children))  # depth-first, in document order
+
+
+def shared_object(a: Any, b: Any) -> str | None:
+    """The path (in ``b``) of the first mutable object ``a`` and ``b`` share, or None."""
+    owned = {id(obj) for obj, _ in _containers(a)}
+    return next((where for obj, where in _containers(b) if id(obj) in owned), None)
+
+
+def leaked_object(output: Any, state: Any) -> str | None:
+    """The path in ``output`` of the first object that belongs to ``state``, or None."""
+    found = shared_object(state, output)
+    return found.replace("state", "output", 1) if found else None
+
+
+def _check_independent_states(env: Environment, report: Report) -> None:
+    try:
+        first, second = env.create_state(), env.create_state()
+    except Exception:
+        return  # reported by the static checks
+    where = shared_object(first, second)
+    if where is not None:
+        report.error(
+            "create_state_shared",
+            f"two create_state() calls return worlds that share {where}; changing one world "
+            "changes the next — build new objects on every call (e.g. json.loads the data, or "
+            "copy.deepcopy)",
+        )
+
+
+def _check_reset(env: Environment, report: Report) -> None:
+    if not env.tasks:
+        return
+    world = env.pool.acquire()
+    try:
+        fresh = env.create_state()
+        if canonical(world.state) != canonical(fresh):
+            both_dicts = isinstance(world.state, dict) and isinstance(fresh, dict)
+            key = _first_difference(world.state, fresh) if both_dicts else "state"
+            report.error(
+                "world_not_reset",
+                f'after a rollout the pooled world differs from a fresh create_state() at "{key}";'
+                " a change escaped the rollback — keep state as dicts and lists of JSON values "
+                "and change it only through them",
+            )
+    except Exception as exc:
+        report.error("world_not_reset", f"comparing the pooled world failed: {exc}")
+    finally:
+        env.pool.release(world)
+
+
+def _check_leaks(env: Environment, recorded: list[Calls], report: Report) -> None:
+    called = {name for calls in recorded for name, _ in calls}
+    untried: Calls
+    try:
+        untried = [(t.name, {}) for t in env.bind_tools(env.create_state()) if t.name not in called]
+    except Exception:
+        untried = []
+    plans = [*recorded, untried]
+    leaking: dict[str, str] = {}
+    for plan in plans:
+        try:
+            state = env.create_state()
+            tools = {t.name: t for t in env.bind_tools(state)}
+        except Exception:
+            continue  # reported by the static checks
+        for name, args in plan:
+            tool = tools.get(name)
+            if tool is None or name in leaking or not isinstance(args, dict):
+                continue
+            if validator_for(tool.input_schema).problems(args):
+                continue
+            try:
+                output = tool.run(state, args)
+            except Exception:
+                continue
+            where = leaked_object(output, state)
+            if where is not None:
+                leaking[name] = where
+    for name, where in leaking.items():
+        report.error(
+            "tool_leaks_state",
+            f'tool "{name}" returns a live part of the state ({where}); return a copy '
+            "(copy.deepcopy or a new dict) so nothing outside the tool can change the world",
+        )

@@ -1,0 +1,196 @@
+"""Validation: everything wrong with an environment, before anyone evaluates on it.
+
+Contract: :func:`validate_environment` returns a :class:`Report` —
+``{environment, ok, findings: [{level, code, message}], counts: {data, tasks, tools,
+verifiers}}`` — where ``ok`` means no error-level finding. Unlike the loader, which stops at
+the first problem, the validator reads the manifest, every data file, every task file and the
+raw exports itself and reports every problem it finds. Only a missing environment raises
+(:class:`SiloError` ``environment_not_found``). Finding codes, in the order they are emitted:
+
+==========================  =======  ================================================
+code                        level    trigger
+==========================  =======  ================================================
+data_dir_missing            warning  no ``data/`` folder
+data_invalid_json           error    a ``data/*.json`` does not parse
+manifest_missing            warning  no ``silo.environment.json`` (defaults apply)
+manifest_invalid            error    the manifest is not valid JSON or has wrong types
+task_invalid                error    a task file does not parse, lacks a field, or repeats an id
+runtime_load_failed         error    the entrypoint is missing, fails to import, lacks an export
+verifier_invalid            error    an item of ``verifiers`` is not a ``define_verifier`` result
+create_state_failed         error    ``create_state()`` raised
+bind_tools_failed           error    ``bind_tools(state)`` raised or returned no list
+tool_invalid                error    ``bind_tools`` returned something that is not a Tool
+tool_unnamed                error    a tool has no name
+tool_duplicate_name         error    two tools share a name
+tool_no_description         warning  a tool has no description
+tool_schema_invalid         error    an input schema is not Draft 2020-12 or not an object schema
+verifier_duplicate_id       error    two verifiers share an id
+verifier_orphan             warning  a verifier grades a task that does not exist
+verifier_unused             warning  a verifier's task names another verifier
+task_verifier_unresolved    error    a task names a verifier that is not exported
+verifier_task_mismatch      error    a task names a verifier that grades another task
+task_unknown_id             warning  an instruction names a record id the initial world lacks
+no_tasks / no_tools         warning  nothing to evaluate / nothing to act with
+no_solver                   warning  ``deep=True`` but there is no ``solver.py`` to prove the tasks
+deep_skipped                warning  deep checks asked for, but the static checks found errors
+==========================  =======  ================================================
+
+Deep checks (``deep=True``; by default when ``solver.py`` exists) run rollouts in memory and add
+``solver_failed``, ``noop_passes``, ``nondeterministic``, ``create_state_shared``,
+``tool_leaks_state`` and ``world_not_reset`` (see :mod:`silo.validate.deep`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from silo.errors import SiloError
+from silo.loading.environment import Environment, find_project_dir, resolve_environment_dir
+from silo.validate.static import (
+    Loaded,
+    check_data,
+    check_entrypoint,
+    check_manifest,
+    check_runtime,
+    check_tasks,
+    check_wiring,
+)
+
+__all__ = ["Finding", "Report", "validate_environment"]
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # "error" | "warning"
+    code: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"level": self.level, "code": self.code, "message": self.message}
+
+
+@dataclass
+class Report:
+    environment: str
+    findings: list[Finding] = field(default_factory=list)
+    counts: dict[str, int] = field(
+        default_factory=lambda: {"data": 0, "tasks": 0, "tools": 0, "verifiers": 0}
+    )
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.level == ERROR for f in self.findings)
+
+    def error(self, code: str, message: str) -> None:
+        self.findings.append(Finding(ERROR, code, message))
+
+    def warn(self, code: str, message: str) -> None:
+        self.findings.append(Finding(WARNING, code, message))
+
+    def codes(self) -> list[str]:
+        return [f.code for f in self.findings]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "environment": self.environment,
+            "ok": self.ok,
+            "findings": [f.to_json() for f in self.findings],
+            "counts": dict(self.counts),
+        }
+
+    def to_text(self) -> str:
+        lines = [f"{f.level.upper()}  {f.code}  {f.message}" for f in self.findings]
+        counts = " ".join(f"{k}={v}" for k, v in self.counts.items())
+        lines.append(f"{'OK' if self.ok else 'FAILED'}  {self.environment}  {counts}")
+        return "\n".join(lines)
+
+
+def validate_environment(
+    env: str | Path, project_dir: Path | None = None, deep: bool | None = None
+) -> Report:
+    """Validate ``env`` (a name under ``environments/`` or a folder).
+
+    ``deep=None`` runs the deep checks when the environment ships a ``solver.py``.
+    """
+    project = Path(project_dir).resolve() if project_dir else find_project_dir()
+    root = (env if isinstance(env, Path) else resolve_environment_dir(env, project)).resolve()
+    if not root.is_dir():
+        raise SiloError("environment_not_found", f"{root} is not an environment folder")
+    report = Report(root.name)
+    where = f"environments/{root.name}"
+    check_data(root, where, report)
+    manifest = check_manifest(root, where, report)
+    if manifest.present:
+        report.environment = manifest.name
+    loaded = Loaded(root, manifest, check_tasks(root, where, report))
+    report.counts["tasks"] = len(loaded.tasks)
+    check_entrypoint(root, where, loaded, report)
+    check_runtime(loaded, report)
+    check_wiring(loaded, report)
+    check_task_ids(loaded, report)
+    if not loaded.tasks and not any(f.code == "task_invalid" for f in report.findings):
+        report.warn("no_tasks", f"{where} has no tasks; add tasks/<ID>.json files")
+    if loaded.tools == []:
+        report.warn("no_tools", f"{where}: bind_tools(state) returns no tools; agents cannot act")
+    solver = root / "solver.py"
+    if deep is None:
+        deep = solver.is_file()
+    elif deep and loaded.tasks and not solver.is_file():
+        report.warn(
+            "no_solver",
+            f"{where} has no solver.py, so nothing proves its tasks can be solved; write one "
+            "exporting agent(inp)",
+        )
+    if deep and not report.ok:
+        report.warn("deep_skipped", "deep checks skipped: fix the errors above first")
+    elif deep:
+        _deep(loaded, report, project)
+    return report
+
+
+_RECORD_ID = re.compile(r"\b[A-Z][A-Z0-9]*-\d+\b")
+
+
+def check_task_ids(loaded: Loaded, report: Report) -> None:
+    """Warn when an instruction names a record id (``OPP-005``) the initial world lacks.
+
+    Peer benchmarks shipped tasks about records that did not exist; this catches the typo or
+    the stale id before anyone evaluates on it.
+    """
+    if loaded.create_state is None or "create_state_failed" in report.codes():
+        return
+    try:
+        world = json.dumps(loaded.create_state(), default=str)
+    except Exception:  # create_state() problems are reported by check_runtime
+        return
+    for task in loaded.tasks.values():
+        named = dict.fromkeys(_RECORD_ID.findall(task.instruction))
+        missing = [record for record in named if f'"{record}"' not in world]
+        if missing:
+            report.warn(
+                "task_unknown_id",
+                f"{task.source}: the instruction names {', '.join(missing)}, which the initial "
+                "world does not contain; fix the id or the data",
+            )
+
+
+def _deep(loaded: Loaded, report: Report, project: Path) -> None:
+    from silo.validate.deep import run_deep_checks  # imports the rollout engine: only now
+
+    environment = Environment(
+        name=report.environment,
+        root=loaded.root,
+        manifest=loaded.manifest,
+        tasks=loaded.tasks,
+        create_state=loaded.create_state,
+        bind_tools=loaded.bind_tools,
+        verifiers={v.id: v for v in loaded.verifiers or ()},
+        package=loaded.package,
+    )
+    run_deep_checks(environment, project, report)

@@ -1,0 +1,218 @@
+"""Indexes: a collection's rows by the value of one field, without scanning the collection.
+
+Contract: ``Index(collection, field)`` is declared once (at module level in an environment) and
+answers :meth:`Index.keys` — the keys of the rows of ``state[collection]`` whose ``field``
+equals a value, in the collection's order — and :meth:`Index.rows` (those rows). The answer is
+always what a scan of the collection would give; an index only changes what it costs.
+
+On a journaled world (what tools and verifiers see during a rollout) the first lookup files
+every row once; after that the world's journal tells the index which rows each change touched
+(and which ones a rollback restored), and the next lookup re-files just those. A lookup then
+costs the rows changed since the last one plus the matches, so a rollout's cost follows what
+it touches, not the size of its world. Anywhere else (a plain ``dict`` state, the read-only
+initial world a verifier gets for a collection the rollout changed) a lookup scans.
+
+A row that is not a mapping, lacks ``field`` or holds an unhashable value there matches
+nothing. A row the journal cannot follow (a plain ``dict`` a tool stored, a row stored under
+two keys) is re-filed at every lookup until a rollback restores the journaled one. Replacing a whole collection, or a rollback that restores a deleted row (and so the
+collection's order), makes the next lookup file the collection again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Mapping
+from typing import Any
+
+from silo.world.journal import Journal
+from silo.world.tracked import COLL, DELETE, TrackedDict, TrackedList
+
+__all__ = ["Index"]
+
+_NONE: Any = object()  # "filed under no value": absent field, unhashable value, not a row
+
+
+def _value(row: Any, field: str) -> Any:
+    if not isinstance(row, Mapping):
+        return _NONE
+    value = row.get(field, _NONE)
+    try:
+        hash(value)
+    except TypeError:
+        return _NONE
+    return value
+
+
+class Index:
+    """The rows of ``state[collection]`` by the value of their ``field``."""
+
+    __slots__ = ("collection", "field")
+
+    def __init__(self, collection: str, field: str) -> None:
+        self.collection = collection
+        self.field = field
+
+    def __repr__(self) -> str:
+        return f"Index({self.collection!r}, {self.field!r})"
+
+    def keys(self, state: Mapping[str, Any], value: Hashable) -> list[Any]:
+        """Keys of the rows whose ``field`` equals ``value``, in the collection's order."""
+        coll: dict[Any, Any] = state[self.collection]
+        journal = getattr(coll, "_j", None)
+        if type(journal) is Journal and getattr(coll, "_row", None) is COLL:
+            live = dict.get(journal.root, self.collection)
+            if live is coll:  # the world's own collection, not a detached or replaced one
+                return _filed(journal, self, coll).lookup(value)
+        field = self.field
+        return [key for key, row in coll.items() if _matches(row, field, value)]
+
+    def rows(self, state: Mapping[str, Any], value: Hashable) -> list[Any]:
+        """The rows whose ``field`` equals ``value``, in the collection's order."""
+        coll = state[self.collection]
+        return [coll[key] for key in self.keys(state, value)]
+
+
+def _matches(row: Any, field: str, value: Any) -> bool:
+    found = _value(row, field)
+    return found is not _NONE and found == value
+
+
+def _filed(journal: Journal, index: Index, coll: dict[Any, Any]) -> _Filed:
+    per_index = journal.watchers.setdefault(index.collection, {})
+    filed = per_index.get(index)
+    if filed is None or filed.coll is not coll:
+        filed = per_index[index] = _Filed(journal, coll, index.field)
+    return filed
+
+
+class _Filed:
+    """One index of one world: every row filed by value, plus the rows to re-file.
+
+    ``order`` numbers the keys in the collection's order (a new key is numbered after every
+    existing one, as a dict appends it), so matches are returned in that order by a sort of
+    the matches alone.
+    """
+
+    __slots__ = (
+        "journal",
+        "coll",
+        "field",
+        "buckets",
+        "filed_as",
+        "order",
+        "next",
+        "dirty",
+        "volatile",
+        "stale",
+    )
+
+    def __init__(self, journal: Journal, coll: dict[Any, Any], field: str) -> None:
+        self.journal = journal
+        self.coll = coll
+        self.field = field
+        self.buckets: dict[Any, set[Any]] = {}
+        self.filed_as: dict[Any, Any] = {}
+        self.order: dict[Any, int] = {}
+        self.next = 0
+        self.dirty: dict[Any, None] = {}
+        # Keys whose row the journal does not report on under that key (see _followed).
+        self.volatile: set[Any] = set()
+        self.stale = True
+
+    # -- told by the journal (before the change it names, or after a rollback) ----------------
+
+    def touched(self, row: Any, key: Any, op: Any) -> None:
+        if self.stale:
+            return
+        dirty = self.dirty
+        if row is not COLL:  # a change inside row ``row``: its place is unchanged
+            dirty[row] = None
+        elif op is DELETE or key not in self.coll:  # a row leaves, or a new one is appended
+            self.order.pop(key, None)
+            dirty.pop(key, None)
+            dirty[key] = None
+        else:  # a row is replaced where it stands
+            dirty[key] = None
+
+    def restored(self, keys: Iterator[Any], removed: set[Any]) -> None:
+        if self.stale:
+            return
+        for key in keys:
+            if key in removed:
+                self.order.pop(key, None)
+            self.dirty[key] = None
+
+    def reset(self) -> None:
+        self.stale = True
+
+    # -- lookups ------------------------------------------------------------------------------
+
+    def lookup(self, value: Any) -> list[Any]:
+        if self.stale:
+            self._build()
+        else:
+            if self.volatile:
+                self.dirty.update(dict.fromkeys(self.volatile))
+            if self.dirty:
+                self._refile()
+        keys = self.buckets.get(value)
+        if not keys:
+            return []
+        return sorted(keys, key=self.order.__getitem__)
+
+    def _followed(self, key: Any, row: Any) -> bool:
+        """Whether every change to ``row`` reaches the journal as a change to row ``key``.
+
+        True for the journal's own tracked rows (and immutable scalars); false for a plain
+        container a tool stored, or a tracked row stored under a second key.
+        """
+        if type(row) is TrackedDict or type(row) is TrackedList:
+            return row._j is self.journal and row._row == key
+        return not isinstance(row, (dict, list))
+
+    def _build(self) -> None:
+        self.buckets, self.filed_as, self.order, self.dirty = {}, {}, {}, {}
+        self.volatile = set()
+        field, buckets, filed_as = self.field, self.buckets, self.filed_as
+        for number, (key, row) in enumerate(self.coll.items()):
+            self.order[key] = number
+            if not self._followed(key, row):
+                self.volatile.add(key)
+            value = _value(row, field)
+            if value is not _NONE:
+                buckets.setdefault(value, set()).add(key)
+                filed_as[key] = value
+        self.next = len(self.order)
+        self.stale = False
+
+    def _refile(self) -> None:
+        coll, field, buckets, filed_as, order = (
+            self.coll,
+            self.field,
+            self.buckets,
+            self.filed_as,
+            self.order,
+        )
+        for key in self.dirty:
+            old = filed_as.pop(key, _NONE)
+            if old is not _NONE:
+                bucket = buckets[old]
+                bucket.discard(key)
+                if not bucket:
+                    del buckets[old]
+            if key not in coll:
+                order.pop(key, None)
+                self.volatile.discard(key)
+                continue
+            if key not in order:
+                order[key] = self.next
+                self.next += 1
+            row = coll[key]
+            if self._followed(key, row):
+                self.volatile.discard(key)
+            else:
+                self.volatile.add(key)
+            value = _value(row, field)
+            if value is not _NONE:
+                buckets.setdefault(value, set()).add(key)
+                filed_as[key] = value
+        self.dirty = {}

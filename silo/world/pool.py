@@ -1,0 +1,211 @@
+"""Worlds: fresh state for every rollout at the cost of what the rollout touches.
+
+Contract: :meth:`WorldPool.acquire` hands out a :class:`World` whose ``state`` equals a fresh
+``create_state()`` and whose ``tools`` are bound to it. During the rollout the journal saves the
+pre-image of every row (a value under a top-level dict) or log (a top-level list) before its
+first change. From that the world gives, without copying the untouched world:
+
+* :meth:`World.initial` — the state as it was when the rollout began (read-only);
+* :meth:`World.diff` — the ``state-diff.json`` document;
+* :meth:`World.reset` — the rollback that makes the world fresh again for the next rollout.
+
+A state that is not made of JSON values falls back to a deep-copied snapshot and a fresh
+``create_state()`` per rollout: slower, equally correct.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from silo.jsonio import canonical
+from silo.tools import Tool
+from silo.world.diff import ABSENT, diff_states, diff_value, row_keys
+from silo.world.journal import ACTIVE, FROZEN, Journal, Log, Rows, StateMutationError
+from silo.world.tracked import NotTrackable, track_root
+
+__all__ = ["World", "WorldPool", "StateMutationError"]
+
+
+class World:
+    """One world: ``state``, the ``tools`` bound to it, and its journal."""
+
+    def __init__(
+        self, create_state: Callable[[], Any], bind_tools: Callable[[Any], list[Tool]]
+    ) -> None:
+        raw = create_state()
+        self._journal: Journal | None = None
+        self._snapshot: Any = None
+        if type(raw) is dict:
+            journal = Journal()
+            try:
+                journal.root = track_root(raw, journal)
+                self._journal = journal
+                raw = journal.root
+            except NotTrackable:
+                self._journal = None
+        self.state: Any = raw
+        if self._journal is None:
+            self._snapshot = copy.deepcopy(raw)
+        self._positions: dict[Any, tuple[Any, dict[Any, int]]] = {}
+        self._logs: dict[Any, tuple[Any, int, frozenset[Any]]] = {}
+        tools = list(bind_tools(self.state))
+        self.tools: dict[str, Tool] = {}
+        for item in tools:
+            self.tools[getattr(item, "name", "")] = item
+        self.tool_list = tools
+        self.tools_json: tuple[str, bytes, list[Any]] | None = None  # see rollout._tools_json
+
+    @property
+    def tracked(self) -> bool:
+        return self._journal is not None
+
+    def begin(self) -> None:
+        if self._journal is not None:
+            self._journal.mode = ACTIVE
+
+    def freeze(self) -> None:
+        """From now on the world is read-only (verifiers run against it)."""
+        if self._journal is not None:
+            self._journal.mode = FROZEN
+
+    def initial(self) -> Any:
+        if self._journal is None:
+            return self._snapshot
+        return self._journal.initial()
+
+    def diff(self) -> dict[str, Any]:
+        journal = self._journal
+        if journal is None:
+            return diff_states(self._snapshot, self.state)
+        scalars: list[dict[str, Any]] = []
+        collections: dict[str, Any] = {}
+        root = journal.root
+        order = list(root) + [k for k in (journal.root_keys or ()) if k not in root]
+        for top in order:
+            rec = journal.recs.get(top)
+            if rec is None:
+                continue
+            if type(rec) is Rows:
+                entry = self._diff_rows(top, rec)
+                if entry is not None:
+                    collections[top] = entry
+            elif type(rec) is Log and rec.pre is None:
+                log = dict.__getitem__(root, top)
+                added = row_keys(list.__getitem__(log, slice(rec.prefix, None)), rec.prefix)
+                if not added:
+                    continue
+                fresh = set(added)
+                if len(fresh) == len(added) and fresh.isdisjoint(
+                    self._log_keys(top, log, rec.prefix)
+                ):
+                    collections[top] = {"added": added, "removed": [], "changed": []}
+                else:  # an appended row reuses a name: the full comparison decides
+                    before = list.__getitem__(log, slice(0, rec.prefix))
+                    diff_value(top, before, log, scalars, collections)
+            else:
+                before = journal.initial_value(top, rec)
+                diff_value(top, before, root.get(top, ABSENT), scalars, collections)
+        return {"scalars": scalars, "collections": collections}
+
+    def _diff_rows(self, top: Any, rec: Rows) -> dict[str, list[Any]] | None:
+        coll = dict.__getitem__(self._journal.root, top)  # type: ignore[union-attr]
+        added, removed, changed = [], [], []
+        for key, before in rec.pre.items():
+            if before is ABSENT:
+                if key in coll:
+                    added.append(key)
+            elif key not in coll:
+                removed.append(key)
+            elif canonical(before) != canonical(coll[key]):
+                changed.append(key)
+        if not (added or removed or changed):
+            return None
+        if len(added) > 1:
+            wanted, found = set(added), []
+            for key in reversed(coll):
+                if key in wanted:
+                    found.append(key)
+                    if len(found) == len(wanted):
+                        break
+            added = found[::-1]
+        if len(removed) > 1 or len(changed) > 1:
+            position = self._original_positions(top, coll, rec)
+            removed.sort(key=position.__getitem__)
+            changed.sort(key=position.__getitem__)
+        return {"added": added, "removed": removed, "changed": changed}
+
+    def _log_keys(self, top: Any, log: Any, prefix: int) -> frozenset[Any]:
+        """The row names of a log as every rollout begins it (its first ``prefix`` rows).
+
+        Computed once per world: rollback restores the log, so they never change.
+        """
+        cached = self._logs.get(top)
+        if cached is None or cached[0] is not log or cached[1] != prefix:
+            names = frozenset(row_keys(list.__getitem__(log, slice(0, prefix))))
+            cached = self._logs[top] = (log, prefix, names)
+        return cached[2]
+
+    def _original_positions(self, top: Any, coll: Any, rec: Rows) -> dict[Any, int]:
+        if rec.keys_before is not None:
+            return {k: i for i, k in enumerate(rec.keys_before)}
+        cached = self._positions.get(top)
+        if cached is None or cached[0] is not coll:
+            # Valid across rollouts: rollback restores every collection's key order.
+            cached = (coll, {k: i for i, k in enumerate(coll)})
+            self._positions[top] = cached
+        positions = cached[1]
+        missing = [k for k in rec.pre if rec.pre[k] is not ABSENT and k not in positions]
+        if missing:
+            positions = {k: i for i, k in enumerate(coll)}
+            self._positions[top] = (coll, positions)
+        return positions
+
+    def reset(self) -> bool:
+        """Roll back to the fresh world; False when this world cannot be reused."""
+        journal = self._journal
+        if journal is None:
+            return False
+        try:
+            journal.rollback()
+        except Exception:
+            return False
+        return not journal.dirty
+
+
+class WorldPool:
+    """Fresh worlds on demand, reusing rolled-back ones (thread-safe)."""
+
+    def __init__(
+        self,
+        create_state: Callable[[], Any],
+        bind_tools: Callable[[Any], list[Tool]],
+        name: str = "",
+    ) -> None:
+        self._create_state = create_state
+        self._bind_tools = bind_tools
+        self._free: list[World] = []
+        self._lock = threading.Lock()
+        self.name = name
+
+    def acquire(self) -> World:
+        with self._lock:
+            world = self._free.pop() if self._free else None
+        if world is None:
+            world = World(self._create_state, self._bind_tools)
+        world.begin()
+        return world
+
+    def release(self, world: World, reusable: bool = True) -> None:
+        if reusable and world.reset():
+            with self._lock:
+                self._free.append(world)
+
+    def tools(self) -> list[Tool]:
+        world = self.acquire()
+        try:
+            return list(world.tool_list)
+        finally:
+            self.release(world)
