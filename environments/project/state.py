@@ -18,6 +18,7 @@ engine's read-only snapshots.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -134,7 +135,7 @@ def record_audit(
         "action": action,
         "entityType": entity_type,
         "entityId": entity_id,
-        "details": dict(details or {}),
+        "details": copy.deepcopy(dict(details or {})),  # callers may hand the same lists out
     }
     state["auditLog"].append(row)
     return row

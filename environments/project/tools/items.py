@@ -13,6 +13,7 @@ planning and flow tools.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from silo import Tool, ToolError, define_tool, tool
@@ -147,7 +148,7 @@ def _get_work_item(state: State, args: Args) -> dict[str, Any]:
     logs = sorted_by_id(derived.LOGS_BY_ITEM.rows(state, item["id"]))
     return {
         **item_view(state, item),
-        "comments": list(item["comments"]),
+        "comments": copy.deepcopy(list(item["comments"])),
         "childIds": children,
         "dependencies": dependencies,
         "timeLogs": [log_view(state, log) for log in logs],

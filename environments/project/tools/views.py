@@ -8,6 +8,7 @@ write to the state, and nothing they add is ever stored.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,12 +20,17 @@ World = Mapping[str, Any]
 Row = Mapping[str, Any]
 
 
+def _fields(row: Row, *, skip: str = "") -> View:
+    """A detached copy of a stored record's fields: nested lists are copied too, so a view never
+    hands out a live part of the world."""
+    return {key: copy.deepcopy(value) for key, value in row.items() if key != skip}
+
+
 def item_view(state: World, item: Row) -> View:
     """A work item with its status, blocked/overdue flags, assignee name and hours; comments are
     counted here and listed by get_work_item and list_comments."""
-    fields = {key: value for key, value in item.items() if key != "comments"}
     return {
-        **fields,
+        **_fields(item, skip="comments"),
         "statusName": derived.status_of(state, item)["name"],
         "isDone": derived.is_done(state, item),
         "isBlocked": derived.is_blocked(state, item),
@@ -41,7 +47,7 @@ def member_view(state: World, member: Row) -> View:
     """A member with load, remaining capacity and whether they are over capacity."""
     remaining = derived.remaining_capacity(state, member)
     return {
-        **member,
+        **_fields(member),
         "teamName": name_of(state, "teams", member["teamId"]),
         "load": derived.member_load(state, member["id"]),
         "remainingCapacity": remaining,
@@ -56,7 +62,7 @@ def sprint_view(state: World, sprint: Row) -> View:
     scope = derived.points_of(items)
     delivered = derived.done_points(state, items)
     return {
-        **sprint,
+        **_fields(sprint),
         "projectName": name_of(state, "projects", sprint["projectId"]),
         "itemCount": len(items),
         "scopePoints": scope,
@@ -71,7 +77,7 @@ def project_view(state: World, project: Row) -> View:
     items = derived.ITEMS_BY_PROJECT.rows(state, project["id"])
     unfinished = [item for item in items if not derived.is_done(state, item)]
     return {
-        **project,
+        **_fields(project),
         "leadName": name_of(state, "members", project["leadId"]),
         "itemCount": len(items),
         "openItemCount": len(unfinished),
@@ -83,7 +89,7 @@ def team_view(state: World, team: Row) -> View:
     """A team with its lead's name and how many members it has."""
     members = [m for m in state["members"].values() if m["teamId"] == team["id"]]
     return {
-        **team,
+        **_fields(team),
         "leadName": name_of(state, "members", team["leadId"]),
         "memberCount": len(members),
         "activeMemberCount": sum(1 for m in members if m["active"]),
@@ -94,7 +100,7 @@ def log_view(state: World, log: Row) -> View:
     """A time log with the names of its member and work item."""
     item = state["workItems"].get(log["workItemId"]) or {}
     return {
-        **log,
+        **_fields(log),
         "memberName": name_of(state, "members", log["memberId"]),
         "workItemTitle": item.get("title"),
         "projectId": item.get("projectId"),
