@@ -169,10 +169,12 @@ def _create_work_item(state: State, args: Args) -> dict[str, Any]:
         check_sprint(state, args["sprintId"], project["id"])
     if "parentId" in args:
         _check_parent(state, None, args["parentId"], project["id"])
+    title = non_blank(args["title"], "title")
+    due = check_due_date(state, args.get("dueDate"))
     item = {
         "id": mint_id(state, "WI"),
         "projectId": project["id"],
-        "title": non_blank(args["title"], "title"),
+        "title": title,
         "type": args["type"],
         "priority": args.get("priority", "medium"),
         "statusId": status["id"],
@@ -181,7 +183,7 @@ def _create_work_item(state: State, args: Args) -> dict[str, Any]:
         "sprintId": args.get("sprintId"),
         "parentId": args.get("parentId"),
         "dependsOn": [],
-        "dueDate": check_due_date(state, args.get("dueDate")),
+        "dueDate": due,
         "createdOn": state["now"],
         "statusChangedOn": state["now"],
         "comments": [],

@@ -89,9 +89,10 @@ def _create_member(state: State, args: Args) -> dict[str, Any]:
     if any(m["email"].lower() == email for m in state["members"].values()):
         raise ToolError("conflict", f"a member already uses {email}; emails must be unique")
     team_id = _team_or_none(state, args.get("teamId"))
+    name = non_blank(args["name"], "name")
     member = {
         "id": mint_id(state, "MEM"),
-        "name": non_blank(args["name"], "name"),
+        "name": name,
         "email": email,
         "role": args["role"],
         "teamId": team_id,

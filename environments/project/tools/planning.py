@@ -26,11 +26,12 @@ Args = dict[str, Any]
 def _add_comment(state: State, args: Args) -> dict[str, Any]:
     author = acting_member(state, args["actorId"])
     item = fetch(state, "workItems", args["workItemId"])
+    body = non_blank(args["body"], "body")
     comment = {
         "id": mint_id(state, "CMT"),
         "authorId": author["id"],
         "createdOn": state["now"],
-        "body": non_blank(args["body"], "body"),
+        "body": body,
     }
     item["comments"] = [*item["comments"], comment]
     details = {"commentId": comment["id"]}

@@ -102,10 +102,11 @@ def _create_project(state: State, args: Args) -> dict[str, Any]:
         fetch(state, "teams", args["teamId"])
     if "targetDate" in args:
         parse_day(args["targetDate"], "targetDate")
+    name = non_blank(args["name"], "name")
     project = {
         "id": mint_id(state, "PROJ"),
         "key": key,
-        "name": non_blank(args["name"], "name"),
+        "name": name,
         "leadId": lead["id"],
         "teamId": args.get("teamId"),
         "status": "active",

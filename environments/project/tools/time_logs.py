@@ -61,12 +61,14 @@ def _grouped(logs: Iterable[Mapping[str, Any]], key: str) -> dict[str, float]:
 def _log_time(state: State, args: Args) -> dict[str, Any]:
     member = acting_member(state, args["actorId"])
     item = unfinished_item(state, args["workItemId"], "log time on it")
+    worked_on = not_future(state, args.get("date", state["now"]), "date")
+    hours = _hours(args["hours"])
     log = {
         "id": mint_id(state, "TL"),
         "workItemId": item["id"],
         "memberId": member["id"],
-        "date": not_future(state, args.get("date", state["now"]), "date"),
-        "hours": _hours(args["hours"]),
+        "date": worked_on,
+        "hours": hours,
         "note": args.get("note", ""),
     }
     state["timeLogs"][log["id"]] = log
