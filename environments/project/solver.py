@@ -97,6 +97,7 @@ def _finish(call: Call, actor: str, item_id: str, done_id: str) -> list[str]:
 
 
 def sign_off(task: str, call: Call) -> str:
+    """TASK-001: move the quoted item to the done state."""
     item = _quoted_item(call, task)
     args = {"actorId": _actor(task), "workItemId": item["id"], "statusId": _state_id(call)}
     call("set_work_item_status", args)
@@ -104,12 +105,14 @@ def sign_off(task: str, call: Call) -> str:
 
 
 def land_with_dependencies(task: str, call: Call) -> str:
+    """TASK-002: finish the quoted item's unfinished dependencies, then the item."""
     item = _quoted_item(call, task)
     finished = _finish(call, _actor(task), item["id"], _state_id(call))
     return f"Finished, in order: {', '.join(finished)}."
 
 
 def rehome_work(task: str, call: Call) -> str:
+    """TASK-003: give every unfinished item of the departed member to the successor."""
     gone = _member(call, _first(r"^(.+?) has left", task))
     heir = _member(call, _first(r"over to ([A-Z][a-z]+ [A-Z][a-z]+)", task))
     held = call("list_work_items", {"assigneeId": gone["id"], "open": True, **ALL})["results"]
@@ -123,6 +126,7 @@ def rehome_work(task: str, call: Call) -> str:
 
 
 def find_owner(task: str, call: Call) -> str:
+    """TASK-004: assign the item to the team member it fits most tightly."""
     item = _quoted_item(call, task)
     team = _exact(call("list_teams", ALL)["results"], "name", _first(r"from the (\w+) team", task))
     members = call("member_load", {"teamId": team["id"], "activeOnly": True})["results"]
@@ -141,6 +145,7 @@ def find_owner(task: str, call: Call) -> str:
 
 
 def note_blocker(task: str, call: Call) -> str:
+    """TASK-005: comment on the item, naming the items that block it by id."""
     item = call("get_work_item", {"workItemId": _quoted_item(call, task)["id"]})
     blockers = [d for d in item["dependencies"] if not d["isDone"]]
     names = ", ".join(f"{d['id']} ({d['title']})" for d in blockers)
@@ -150,6 +155,7 @@ def note_blocker(task: str, call: Call) -> str:
 
 
 def fill_sprint(task: str, call: Call) -> str:
+    """TASK-006: move the project's unassigned Backlog items into the named sprint."""
     sprint = _sprint(call, _first(r"into (.+? Sprint \d+)", task))
     args = {
         "projectId": sprint["projectId"],
@@ -168,6 +174,7 @@ def fill_sprint(task: str, call: Call) -> str:
 
 
 def turn_over_sprint(task: str, call: Call) -> str:
+    """TASK-007: complete the ending sprint, then start the next one."""
     ending = _sprint(call, _first(r"complete (.+? Sprint \d+)", task))
     upcoming = _sprint(call, _first(r"then start (.+? Sprint \d+)", task))
     actor = _actor(task)
@@ -178,6 +185,7 @@ def turn_over_sprint(task: str, call: Call) -> str:
 
 
 def close_project(task: str, call: Call) -> str:
+    """TASK-008: finish the project's unfinished items, then close it."""
     project = _project(call, _first(r"\(key ([A-Z0-9]+)\)", task))
     actor, done_id = _actor(task), _state_id(call)
     open_items = call("list_work_items", {"projectId": project["id"], "open": True, **ALL})
@@ -190,6 +198,7 @@ def close_project(task: str, call: Call) -> str:
 
 
 def report_blocked(task: str, call: Call) -> str:
+    """TASK-009: count and name the blocked items."""
     blocked = call("blocked_items", {})["results"]
     return f"{len(blocked)} items are blocked: {', '.join(i['id'] for i in blocked)}."
 
@@ -199,22 +208,26 @@ def _completed_sprints(call: Call) -> list[dict[str, Any]]:
 
 
 def report_strongest_sprint(task: str, call: Call) -> str:
+    """TASK-010: the completed sprint that delivered the most points."""
     best = max(_completed_sprints(call), key=lambda s: s["deliveredPoints"])
     return f"{best['name']} delivered the most: {_number(best['deliveredPoints'])} points."
 
 
 def report_project_hours(task: str, call: Call) -> str:
+    """TASK-011: total hours logged on the project's items."""
     project = _project(call, _first(r"\(key ([A-Z0-9]+)\)", task))
     report = call("project_time_report", {"projectId": project["id"]})
     return f"Hours logged on {project['name']}: {_number(report['totalHours'])}"
 
 
 def report_overdue_held(task: str, call: Call) -> str:
+    """TASK-012: overdue points held by active members."""
     report = call("overdue_items", {"activeAssigneesOnly": True})
     return f"Overdue work held by active members: {_number(report['overduePoints'])} points."
 
 
 def report_over_committed(task: str, call: Call) -> str:
+    """TASK-013: who is over capacity, and by how much."""
     members = call("member_load", {})["results"]
     over = [m for m in members if m["overCapacity"]]
     return "; ".join(
@@ -223,11 +236,13 @@ def report_over_committed(task: str, call: Call) -> str:
 
 
 def report_backlog(task: str, call: Call) -> str:
+    """TASK-014: how many items sit in Backlog."""
     found = call("list_work_items", {"statusId": _state_id(call, "Backlog"), "limit": 1})
     return f"Work items in Backlog: {found['total']}"
 
 
 def report_work_left(task: str, call: Call) -> str:
+    """TASK-015: completed sprints with unfinished points left in them."""
     left = [s for s in _completed_sprints(call) if s["carriedOverPoints"] > 0]
     return "; ".join(
         f"{s['name']} closed with {_number(s['carriedOverPoints'])} points of unfinished work"

@@ -143,7 +143,7 @@ def record_audit(
 
 def round_half_up(value: float, places: int = 1) -> float:
     """``value`` rounded half away from zero for positives (2.25 -> 2.3), not banker's rounding."""
-    scale = 10**places
+    scale: int = 10**places
     return math.floor(value * scale + 0.5 + 1e-9) / scale
 
 
@@ -168,7 +168,8 @@ def state_named(world: World, name: str) -> Row | None:
 
 def status_of(world: World, item: Row) -> Row:
     """The workflow state record a work item sits in."""
-    return world["workflowStates"][item["statusId"]]
+    found: Row = world["workflowStates"][item["statusId"]]
+    return found
 
 
 def is_done(world: World, item: Row) -> bool:
@@ -216,7 +217,8 @@ def member_load(world: World, member_id: str) -> int | float:
 
 def remaining_capacity(world: World, member: Row) -> int | float:
     """Weekly capacity minus load; negative when the member is over capacity."""
-    return member["weeklyCapacity"] - member_load(world, member["id"])
+    capacity: int | float = member["weeklyCapacity"]
+    return capacity - member_load(world, member["id"])
 
 
 def over_capacity_by(world: World, member: Row) -> int | float:

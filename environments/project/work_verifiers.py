@@ -205,7 +205,7 @@ def sprint_filled(final: World, initial: World, ctx: VerifierContext) -> list[Ch
         ),
         check(
             "The sprint was empty at the start",
-            bool(sprint) and not derived.sprint_items(initial, sprint),
+            bool(sprint) and not derived.sprint_items(initial, sprint or ""),
         ),
         optional("Nothing else was put in the sprint", not extra, f"extra: {extra}"),
         optional("The moved items kept their workflow state", statuses),

@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from silo import ToolError
+from silo import Index, ToolError
 
 from .. import state as derived
+from ..state import record_audit
 from .schema import DEFAULT_LIMIT
 
 Args = dict[str, Any]
@@ -38,7 +39,7 @@ LABELS = {
 
 def fetch(state: World, collection: str, record_id: str) -> Record:
     """The record ``record_id`` of ``collection``, or a ``not_found`` refusal."""
-    record = state[collection].get(record_id)
+    record: Record | None = state[collection].get(record_id)
     if record is None:
         label, finder = LABELS[collection]
         raise ToolError(
@@ -51,7 +52,7 @@ def fetch(state: World, collection: str, record_id: str) -> Record:
 
 def acting_member(state: World, actor_id: str) -> Record:
     """The member performing a change; unknown or deactivated members are refused."""
-    member = state["members"].get(actor_id)
+    member: Record | None = state["members"].get(actor_id)
     if member is None:
         raise ToolError(
             "not_found", f"actorId {actor_id} is not a member; see list_members", {"id": actor_id}
@@ -208,3 +209,39 @@ def name_of(state: World, collection: str, record_id: str | None) -> str | None:
     """The ``name`` of a linked record, or None when the link is empty or dangling."""
     record = state[collection].get(record_id) if record_id else None
     return record["name"] if record is not None else None
+
+
+def matches(record: Mapping[str, Any], args: Args, keys: Sequence[str]) -> bool:
+    """Whether ``record`` equals ``args`` on every one of ``keys`` the caller passed (the plain
+    field filters of list tools; an absent filter matches everything)."""
+    return all(record[key] == args[key] for key in keys if key in args)
+
+
+def store(
+    state: dict[str, Any], collection: str, record: Record, actor_id: str, entity_type: str
+) -> Record:
+    """Add a newly minted ``record`` to ``collection`` and audit its creation; returns it."""
+    state[collection][record["id"]] = record
+    record_audit(state, actor_id, f"{entity_type}.created", entity_type, record["id"])
+    return record
+
+
+def relink(
+    state: dict[str, Any], actor_id: str, record: Record, field: str, value: Any, action: str
+) -> None:
+    """Point ``record[field]`` at ``value`` and audit the move as ``{from, to}``; the audit's
+    entity type is the first part of ``action`` (``team.lead_changed`` -> ``team``)."""
+    details = {"from": record[field], "to": value}
+    record[field] = value
+    record_audit(state, actor_id, action, action.split(".")[0], record["id"], details)
+
+
+def candidates(
+    state: World, args: Args, collection: str, indexes: Mapping[str, Index]
+) -> list[Mapping[str, Any]]:
+    """The rows a listing must look at: those an index finds for the first indexed field the
+    caller filters on, else the whole collection. The filters still decide what matches."""
+    for field, index in indexes.items():
+        if field in args:
+            return list(index.rows(state, args[field]))
+    return list(state[collection].values())

@@ -17,7 +17,7 @@ from silo import Tool, ToolError, define_tool
 
 from .. import state as derived
 from ..state import record_audit
-from .common import acting_member, fetch, unfinished_item
+from .common import acting_member, fetch, relink, unfinished_item
 from .items import check_assignee
 from .schema import change, ref
 from .views import item_view
@@ -32,9 +32,7 @@ def _assign(state: State, args: Args) -> dict[str, Any]:
     if item["assigneeId"] == args["assigneeId"]:
         raise ToolError("conflict", f"{item['id']} is already assigned to {args['assigneeId']}")
     member = check_assignee(state, args["assigneeId"], item["estimate"] or 0)
-    details = {"from": item["assigneeId"], "to": member["id"]}
-    item["assigneeId"] = member["id"]
-    record_audit(state, args["actorId"], "work_item.assigned", "work_item", item["id"], details)
+    relink(state, args["actorId"], item, "assigneeId", member["id"], "work_item.assigned")
     return item_view(state, item)
 
 
@@ -43,9 +41,7 @@ def _unassign(state: State, args: Args) -> dict[str, Any]:
     item = fetch(state, "workItems", args["workItemId"])
     if item["assigneeId"] is None:
         raise ToolError("invalid_state", f"{item['id']} is not assigned to anyone")
-    details = {"from": item["assigneeId"]}
-    item["assigneeId"] = None
-    record_audit(state, args["actorId"], "work_item.unassigned", "work_item", item["id"], details)
+    relink(state, args["actorId"], item, "assigneeId", None, "work_item.unassigned")
     return item_view(state, item)
 
 
@@ -62,12 +58,8 @@ def _set_status(state: State, args: Args) -> dict[str, Any]:
             f"{item['id']} depends on unfinished {', '.join(waiting)}; finish those first",
             {"unresolvedDependencies": waiting},
         )
-    details = {"from": item["statusId"], "to": target["id"]}
-    item["statusId"] = target["id"]
     item["statusChangedOn"] = state["now"]
-    record_audit(
-        state, args["actorId"], "work_item.status_changed", "work_item", item["id"], details
-    )
+    relink(state, args["actorId"], item, "statusId", target["id"], "work_item.status_changed")
     return item_view(state, item)
 
 

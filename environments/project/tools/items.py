@@ -14,6 +14,7 @@ planning and flow tools.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool, tool
@@ -24,9 +25,11 @@ from .common import (
     acting_member,
     active_member,
     apply_changes,
+    candidates,
     changes,
     contains,
     fetch,
+    matches,
     non_blank,
     open_project,
     page,
@@ -34,6 +37,7 @@ from .common import (
     require_capacity,
     search_term,
     sorted_by_id,
+    store,
 )
 from .schema import (
     ITEM_TYPES,
@@ -97,14 +101,14 @@ def _check_parent(state: State, item_id: str | None, parent_id: str, project_id:
         raise ToolError("invalid_input", f"parent {parent_id} is in another project")
 
 
-def _matches(state: State, item: Item, args: Args) -> bool:
+def _matches(state: State, item: Mapping[str, Any], args: Args) -> bool:
     # Stored fields first: they reject most items before any figure is derived.
     keys = ("projectId", "sprintId", "assigneeId", "statusId", "type", "priority")
-    if not all(item[key] == args[key] for key in keys if key in args):
+    if not matches(item, args, keys):
         return False
     if "unassigned" in args and (item["assigneeId"] is None) != args["unassigned"]:
         return False
-    derived_filters = {
+    derived_filters: dict[str, Callable[[], bool]] = {
         "open": lambda: not derived.is_done(state, item),
         "blocked": lambda: derived.is_blocked(state, item),
         "overdue": lambda: derived.is_overdue(state, item),
@@ -113,13 +117,9 @@ def _matches(state: State, item: Item, args: Args) -> bool:
 
 
 def _list_work_items(state: State, args: Args) -> dict[str, Any]:
-    if "assigneeId" in args:
-        candidates = derived.ITEMS_BY_ASSIGNEE.rows(state, args["assigneeId"])
-    elif "projectId" in args:
-        candidates = derived.ITEMS_BY_PROJECT.rows(state, args["projectId"])
-    else:
-        candidates = list(state["workItems"].values())
-    found = sorted_by_id(item for item in candidates if _matches(state, item, args))
+    indexes = {"assigneeId": derived.ITEMS_BY_ASSIGNEE, "projectId": derived.ITEMS_BY_PROJECT}
+    rows = candidates(state, args, "workItems", indexes)
+    found = sorted_by_id(item for item in rows if _matches(state, item, args))
     return page(found, args, lambda item: item_view(state, item))
 
 
@@ -188,9 +188,7 @@ def _create_work_item(state: State, args: Args) -> dict[str, Any]:
         "statusChangedOn": state["now"],
         "comments": [],
     }
-    state["workItems"][item["id"]] = item
-    record_audit(state, args["actorId"], "work_item.created", "work_item", item["id"])
-    return item_view(state, item)
+    return item_view(state, store(state, "workItems", item, args["actorId"], "work_item"))
 
 
 def _update_work_item(state: State, args: Args) -> dict[str, Any]:

@@ -23,10 +23,12 @@ from .common import (
     changes,
     contains,
     fetch,
+    matches,
     non_blank,
     page,
     search_term,
     sorted_by_id,
+    store,
 )
 from .schema import (
     MAX_CAPACITY,
@@ -60,7 +62,7 @@ def _list_members(state: State, args: Args) -> dict[str, Any]:
     rows = [
         member_view(state, member)
         for member in sorted_by_id(state["members"].values())
-        if all(member[key] == args[key] for key in ("role", "teamId", "active") if key in args)
+        if matches(member, args, ("role", "teamId", "active"))
     ]
     if "overCapacity" in args:
         rows = [row for row in rows if row["overCapacity"] == args["overCapacity"]]
@@ -100,9 +102,7 @@ def _create_member(state: State, args: Args) -> dict[str, Any]:
         "active": True,
         "deactivatedOn": None,
     }
-    state["members"][member["id"]] = member
-    record_audit(state, args["actorId"], "member.created", "member", member["id"])
-    return member_view(state, member)
+    return member_view(state, store(state, "members", member, args["actorId"], "member"))
 
 
 def _update_member(state: State, args: Args) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 from silo import Tool, ToolError, define_tool
 
 from ..state import mint_id, record_audit
-from .common import acting_member, apply_changes, fetch, non_blank, page, unfinished_item
+from .common import acting_member, apply_changes, fetch, non_blank, page, relink, unfinished_item
 from .items import check_due_date, check_sprint
 from .schema import change, listing, nullable_day, ref, text
 from .views import item_view
@@ -50,11 +50,7 @@ def _move_to_sprint(state: State, args: Args) -> dict[str, Any]:
     sprint = check_sprint(state, args["sprintId"], item["projectId"])
     if item["sprintId"] == sprint["id"]:
         raise ToolError("conflict", f"{item['id']} is already in {sprint['name']}")
-    details = {"from": item["sprintId"], "to": sprint["id"]}
-    item["sprintId"] = sprint["id"]
-    record_audit(
-        state, args["actorId"], "work_item.sprint_changed", "work_item", item["id"], details
-    )
+    relink(state, args["actorId"], item, "sprintId", sprint["id"], "work_item.sprint_changed")
     return item_view(state, item)
 
 
@@ -70,11 +66,7 @@ def _remove_from_sprint(state: State, args: Args) -> dict[str, Any]:
             f"{sprint['name']} is completed; its items stay as a record, move the item to a new "
             "sprint instead",
         )
-    details = {"from": item["sprintId"], "to": None}
-    item["sprintId"] = None
-    record_audit(
-        state, args["actorId"], "work_item.sprint_changed", "work_item", item["id"], details
-    )
+    relink(state, args["actorId"], item, "sprintId", None, "work_item.sprint_changed")
     return item_view(state, item)
 
 

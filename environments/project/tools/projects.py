@@ -27,12 +27,15 @@ from .common import (
     changes,
     contains,
     fetch,
+    matches,
     non_blank,
     open_project,
     page,
     parse_day,
+    relink,
     search_term,
     sorted_by_id,
+    store,
 )
 from .schema import (
     PROJECT_STATUSES,
@@ -59,7 +62,7 @@ def _list_projects(state: State, args: Args) -> dict[str, Any]:
     found = [
         p
         for p in sorted_by_id(state["projects"].values())
-        if all(p[key] == args[key] for key in ("status", "leadId") if key in args)
+        if matches(p, args, ("status", "leadId"))
     ]
     return page(found, args, lambda p: project_view(state, p))
 
@@ -115,9 +118,7 @@ def _create_project(state: State, args: Args) -> dict[str, Any]:
         "completedOn": None,
         "description": args.get("description", ""),
     }
-    state["projects"][project["id"]] = project
-    record_audit(state, args["actorId"], "project.created", "project", project["id"])
-    return project_view(state, project)
+    return project_view(state, store(state, "projects", project, args["actorId"], "project"))
 
 
 def _update_project(state: State, args: Args) -> dict[str, Any]:
@@ -160,9 +161,7 @@ def _reassign_project_lead(state: State, args: Args) -> dict[str, Any]:
     lead = active_member(state, args["newLeadId"], "lead a project")
     if project["leadId"] == lead["id"]:
         raise ToolError("conflict", f"{lead['name']} already leads {project['key']}")
-    details = {"from": project["leadId"], "to": lead["id"]}
-    project["leadId"] = lead["id"]
-    record_audit(state, args["actorId"], "project.lead_changed", "project", project["id"], details)
+    relink(state, args["actorId"], project, "leadId", lead["id"], "project.lead_changed")
     return project_view(state, project)
 
 

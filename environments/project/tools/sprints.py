@@ -16,7 +16,7 @@ from silo import Tool, ToolError, define_tool
 
 from .. import state as derived
 from ..state import mint_id, record_audit
-from .common import acting_member, fetch, non_blank, open_project, page, parse_day
+from .common import acting_member, fetch, matches, non_blank, open_project, page, parse_day, store
 from .schema import SPRINT_STATUSES, actor, by_id, change, choice, day, listing, obj, ref, text
 from .views import item_view, sprint_view
 
@@ -34,11 +34,7 @@ def sprints_of(state: State, project_id: str) -> list[dict[str, Any]]:
 
 def _list_sprints(state: State, args: Args) -> dict[str, Any]:
     found = sorted(
-        (
-            s
-            for s in state["sprints"].values()
-            if all(s[key] == args[key] for key in ("projectId", "status") if key in args)
-        ),
+        (s for s in state["sprints"].values() if matches(s, args, ("projectId", "status"))),
         key=lambda s: (s["startDate"], s["id"]),
     )
     return page(found, args, lambda s: sprint_view(state, s))
@@ -70,9 +66,7 @@ def _create_sprint(state: State, args: Args) -> dict[str, Any]:
         "completedOn": None,
         "goal": args.get("goal", ""),
     }
-    state["sprints"][sprint["id"]] = sprint
-    record_audit(state, args["actorId"], "sprint.created", "sprint", sprint["id"])
-    return sprint_view(state, sprint)
+    return sprint_view(state, store(state, "sprints", sprint, args["actorId"], "sprint"))
 
 
 def _sprint_in(state: State, sprint_id: str, status: str, action: str) -> dict[str, Any]:

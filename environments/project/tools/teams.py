@@ -12,8 +12,17 @@ from typing import Any
 
 from silo import Tool, ToolError, define_tool
 
-from ..state import mint_id, record_audit
-from .common import acting_member, active_member, fetch, non_blank, page, sorted_by_id
+from ..state import mint_id
+from .common import (
+    acting_member,
+    active_member,
+    fetch,
+    non_blank,
+    page,
+    relink,
+    sorted_by_id,
+    store,
+)
 from .schema import actor, by_id, change, listing, obj, ref, text
 from .views import member_view, team_view
 
@@ -55,9 +64,7 @@ def _create_team(state: State, args: Args) -> dict[str, Any]:
         "leadId": lead_id,
         "description": args.get("description", ""),
     }
-    state["teams"][team["id"]] = team
-    record_audit(state, args["actorId"], "team.created", "team", team["id"])
-    return team_view(state, team)
+    return team_view(state, store(state, "teams", team, args["actorId"], "team"))
 
 
 def _reassign_team_lead(state: State, args: Args) -> dict[str, Any]:
@@ -71,10 +78,7 @@ def _reassign_team_lead(state: State, args: Args) -> dict[str, Any]:
             "invalid_input",
             f"{lead['name']} is not on {team['name']}; move them in with update_member first",
         )
-    previous = team["leadId"]
-    team["leadId"] = lead["id"]
-    details = {"from": previous, "to": lead["id"]}
-    record_audit(state, args["actorId"], "team.lead_changed", "team", team["id"], details)
+    relink(state, args["actorId"], team, "leadId", lead["id"], "team.lead_changed")
     return team_view(state, team)
 
 

@@ -23,8 +23,10 @@ from ..state import mint_id, record_audit, round_half_up
 from .common import (
     acting_member,
     apply_changes,
+    candidates,
     changes,
     fetch,
+    matches,
     not_future,
     page,
     parse_day,
@@ -48,7 +50,8 @@ def _hours(value: float) -> float:
 
 
 def _in_range(log: Mapping[str, Any], args: Args) -> bool:
-    return args.get("fromDate", log["date"]) <= log["date"] <= args.get("toDate", log["date"])
+    day: str = log["date"]
+    return str(args.get("fromDate", day)) <= day <= str(args.get("toDate", day))
 
 
 def _grouped(logs: Iterable[Mapping[str, Any]], key: str) -> dict[str, float]:
@@ -61,7 +64,7 @@ def _grouped(logs: Iterable[Mapping[str, Any]], key: str) -> dict[str, float]:
 def _log_time(state: State, args: Args) -> dict[str, Any]:
     member = acting_member(state, args["actorId"])
     item = unfinished_item(state, args["workItemId"], "log time on it")
-    worked_on = not_future(state, args.get("date", state["now"]), "date")
+    worked_on = not_future(state, str(args.get("date", state["now"])), "date")
     hours = _hours(args["hours"])
     log = {
         "id": mint_id(state, "TL"),
@@ -80,17 +83,13 @@ def _list_time_logs(state: State, args: Args) -> dict[str, Any]:
     for field in ("fromDate", "toDate"):
         if field in args:
             parse_day(args[field], field)
-    if "workItemId" in args:
-        candidates = derived.LOGS_BY_ITEM.rows(state, args["workItemId"])
-    elif "memberId" in args:
-        candidates = derived.LOGS_BY_MEMBER.rows(state, args["memberId"])
-    else:
-        candidates = list(state["timeLogs"].values())
+    indexes = {"workItemId": derived.LOGS_BY_ITEM, "memberId": derived.LOGS_BY_MEMBER}
+    rows = candidates(state, args, "timeLogs", indexes)
     items = state["workItems"]
     found = [
         log
-        for log in sorted_by_id(candidates)
-        if all(log[key] == args[key] for key in ("workItemId", "memberId") if key in args)
+        for log in sorted_by_id(rows)
+        if matches(log, args, ("workItemId", "memberId"))
         and ("projectId" not in args or items[log["workItemId"]]["projectId"] == args["projectId"])
         and _in_range(log, args)
     ]
