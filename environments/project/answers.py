@@ -130,8 +130,11 @@ def completed_sprints_with_work_left(world: World) -> list[tuple[int | float, Ro
 
 
 def tightest_fit(world: World, item: Row, team_id: str) -> Row | None:
-    """The active member of ``team_id`` who can take ``item`` and keeps the least spare room
-    (ties to the lower id), or None when nobody can absorb it."""
+    """The member of ``team_id`` that ``item`` fits most tightly, or None.
+
+    Only active members who can absorb the estimate count; the least room left afterwards wins
+    and ties go to the lower id.
+    """
     estimate = item.get("estimate") or 0
     fits = [
         (derived.remaining_capacity(world, m) - estimate, m["id"], m)

@@ -21,6 +21,8 @@ verifiers: list[Verifier] = list(VERIFIERS)
 
 
 def bind_tools(state: dict[str, Any]) -> list[Tool]:
-    """Every project-tracking tool. Tools act on the state passed to each call, so one list
-    serves every world."""
+    """Every project-tracking tool.
+
+    Tools act on the state passed to each call, so one list serves every world.
+    """
     return list(ALL_TOOLS)

@@ -80,8 +80,10 @@ def changed_rows(final: Mapping[str, Any], initial: Mapping[str, Any], collectio
 
 
 def numbers_in(text: str) -> list[float]:
-    """Every number in ``text`` after dropping thousands separators. Digits glued to letters or
-    dashes (the ``004`` of ``WI-004``, ``Sprint-4``) are part of a name, not a number.
+    """Every number in ``text`` after dropping thousands separators.
+
+    Digits glued to letters or dashes (the ``004`` of ``WI-004``, ``Sprint-4``) are part of a
+    name, not a number.
 
     Args:
         text: The agent's answer.

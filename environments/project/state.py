@@ -184,8 +184,10 @@ def unresolved_dependencies(world: World, item: Row) -> list[str]:
 
 
 def is_blocked(world: World, item: Row) -> bool:
-    """An unfinished item with at least one dependency that is not done. The "Blocked" workflow
-    state is a label people set by hand; it does not make an item blocked."""
+    """Whether the item is unfinished with at least one dependency that is not done.
+
+    The "Blocked" workflow state is a label people set by hand; it does not make an item blocked.
+    """
     return not is_done(world, item) and bool(unresolved_dependencies(world, item))
 
 

@@ -111,11 +111,12 @@ def member_capacity_check(
     points: Annotated[int | None, Field(ge=0, le=100)] = None,
     workItemId: Annotated[str | None, Field(pattern=r"^WI-\d{2,6}$")] = None,
 ) -> dict[str, Any]:
-    """Whether a member can take more work: their load and capacity, the points asked about (a
-    number, or a work item's estimate) and the room that would be left. Deactivated members
-    never fit.
+    """Whether a member has room for some points or a work item; deactivated members never fit.
+
+    The answer shows their load and capacity, the points asked about and the room left after.
 
     Args:
+        state: The world; Silo passes it, the agent never does.
         memberId: Id of the member, e.g. MEM-002.
         points: Points of extra work to check (give this or workItemId).
         workItemId: A work item whose estimate to check (give this or points).

@@ -14,8 +14,11 @@ from silo import Tool, tool
 
 @tool(read_only=True)
 def get_current_date(state: dict[str, Any]) -> dict[str, str]:
-    """Today's date in the tracker (YYYY-MM-DD). Use it for overdue, sprint-end and 'today'
-    questions; it does not change during a task."""
+    """Today's date in the tracker (YYYY-MM-DD); it does not change during a task.
+
+    Args:
+        state: The world; Silo passes it, the agent never does.
+    """
     return {"today": state["now"]}
 
 

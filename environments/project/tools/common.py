@@ -212,8 +212,10 @@ def name_of(state: World, collection: str, record_id: str | None) -> str | None:
 
 
 def matches(record: Mapping[str, Any], args: Args, keys: Sequence[str]) -> bool:
-    """Whether ``record`` equals ``args`` on every one of ``keys`` the caller passed (the plain
-    field filters of list tools; an absent filter matches everything)."""
+    """Whether ``record`` equals ``args`` on every one of ``keys`` the caller passed.
+
+    These are the plain field filters of list tools; an absent filter matches everything.
+    """
     return all(record[key] == args[key] for key in keys if key in args)
 
 
@@ -229,8 +231,10 @@ def store(
 def relink(
     state: dict[str, Any], actor_id: str, record: Record, field: str, value: Any, action: str
 ) -> None:
-    """Point ``record[field]`` at ``value`` and audit the move as ``{from, to}``; the audit's
-    entity type is the first part of ``action`` (``team.lead_changed`` -> ``team``)."""
+    """Point ``record[field]`` at ``value`` and audit the move as ``{from, to}``.
+
+    The audit row's entity type is the first part of ``action`` (``team.lead_changed``).
+    """
     details = {"from": record[field], "to": value}
     record[field] = value
     record_audit(state, actor_id, action, action.split(".")[0], record["id"], details)
@@ -239,8 +243,10 @@ def relink(
 def candidates(
     state: World, args: Args, collection: str, indexes: Mapping[str, Index]
 ) -> list[Mapping[str, Any]]:
-    """The rows a listing must look at: those an index finds for the first indexed field the
-    caller filters on, else the whole collection. The filters still decide what matches."""
+    """The rows a listing must look at; the filters still decide which of them match.
+
+    Those an index finds for the first indexed field the caller filters on, else every row.
+    """
     for field, index in indexes.items():
         if field in args:
             return list(index.rows(state, args[field]))

@@ -215,8 +215,13 @@ def _update_work_item(state: State, args: Args) -> dict[str, Any]:
 
 @tool(read_only=True)
 def list_workflow_states(state: dict[str, Any]) -> dict[str, Any]:
-    """The board's workflow states in order, with which one counts as done. The "Blocked" state
-    is a manual label: an item is blocked when a dependency is unfinished, whatever its state."""
+    """The board's workflow states in order; the Blocked state is a label, not blocked-ness.
+
+    An item is blocked when a dependency is unfinished, whatever state it sits in.
+
+    Args:
+        state: The world; Silo passes it, the agent never does.
+    """
     rows = [dict(st) for st in derived.ordered_states(state)]
     return {"total": len(rows), "count": len(rows), "offset": 0, "results": rows}
 

@@ -172,6 +172,7 @@ def get_project_lead(
     """The lead of a project, with their load and capacity.
 
     Args:
+        state: The world; Silo passes it, the agent never does.
         projectId: Id of the project, e.g. PROJ-002.
     """
     project = fetch(state, "projects", projectId)

@@ -138,6 +138,7 @@ def work_item_time_summary(
     """Hours logged on one work item, in total and by member, beside its estimate.
 
     Args:
+        state: The world; Silo passes it, the agent never does.
         workItemId: Id of the work item, e.g. WI-003.
     """
     item = fetch(state, "workItems", workItemId)

@@ -21,14 +21,18 @@ Row = Mapping[str, Any]
 
 
 def _fields(row: Row, *, skip: str = "") -> View:
-    """A detached copy of a stored record's fields: nested lists are copied too, so a view never
-    hands out a live part of the world."""
+    """A detached copy of a stored record's fields.
+
+    Nested lists are copied too, so a view never hands out a live part of the world.
+    """
     return {key: copy.deepcopy(value) for key, value in row.items() if key != skip}
 
 
 def item_view(state: World, item: Row) -> View:
-    """A work item with its status, blocked/overdue flags, assignee name and hours; comments are
-    counted here and listed by get_work_item and list_comments."""
+    """A work item with its status, blocked/overdue flags, assignee name and hours.
+
+    Comments are only counted here; get_work_item and list_comments show them.
+    """
     return {
         **_fields(item, skip="comments"),
         "statusName": derived.status_of(state, item)["name"],
