@@ -110,7 +110,9 @@ def unfinished_item(state: World, item_id: str, action: str) -> Record:
     item = fetch(state, "workItems", item_id)
     if derived.is_done(state, item):
         raise ToolError(
-            "invalid_state", f"{item_id} is already done; cannot {action}", {"id": item_id}
+            "invalid_state",
+            f"{item_id} is already done; cannot {action} unless it is moved out of Done first",
+            {"id": item_id},
         )
     return item
 

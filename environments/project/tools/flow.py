@@ -40,7 +40,9 @@ def _unassign(state: State, args: Args) -> dict[str, Any]:
     acting_member(state, args["actorId"])
     item = fetch(state, "workItems", args["workItemId"])
     if item["assigneeId"] is None:
-        raise ToolError("invalid_state", f"{item['id']} is not assigned to anyone")
+        raise ToolError(
+            "invalid_state", f"{item['id']} is not assigned to anyone; nothing to unassign"
+        )
     relink(state, args["actorId"], item, "assigneeId", None, "work_item.unassigned")
     return item_view(state, item)
 
@@ -68,7 +70,9 @@ def _add_dependency(state: State, args: Args) -> dict[str, Any]:
     item = unfinished_item(state, args["workItemId"], "add a dependency to it")
     other = fetch(state, "workItems", args["dependsOnId"])
     if other["id"] == item["id"]:
-        raise ToolError("invalid_input", "an item cannot depend on itself")
+        raise ToolError(
+            "invalid_input", "an item cannot depend on itself; pass another item as dependsOnId"
+        )
     if other["id"] in item["dependsOn"]:
         raise ToolError("conflict", f"{item['id']} already depends on {other['id']}")
     if item["id"] in other["dependsOn"]:

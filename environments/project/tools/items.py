@@ -96,9 +96,14 @@ def check_assignee(state: State, member_id: str, estimate: float) -> dict[str, A
 def _check_parent(state: State, item_id: str | None, parent_id: str, project_id: str) -> None:
     parent = fetch(state, "workItems", parent_id)
     if parent_id == item_id or (item_id is not None and parent["parentId"] == item_id):
-        raise ToolError("invalid_input", f"{parent_id} cannot be the parent: it would form a loop")
+        raise ToolError(
+            "invalid_input",
+            f"{parent_id} cannot be the parent: it would form a loop; pick another item",
+        )
     if parent["projectId"] != project_id:
-        raise ToolError("invalid_input", f"parent {parent_id} is in another project")
+        raise ToolError(
+            "invalid_input", f"parent {parent_id} is in another project; pick one in {project_id}"
+        )
 
 
 def _matches(state: State, item: Mapping[str, Any], args: Args) -> bool:
@@ -204,7 +209,10 @@ def _update_work_item(state: State, args: Args) -> dict[str, Any]:
         _check_parent(state, item["id"], updates["parentId"], item["projectId"])
     if "estimate" in updates:
         if derived.is_done(state, item):
-            raise ToolError("invalid_state", f"{item['id']} is done; its estimate is history")
+            raise ToolError(
+                "invalid_state",
+                f"{item['id']} is done; its estimate is what was delivered and stays",
+            )
         growth = updates["estimate"] - (item["estimate"] or 0)
         if growth > 0 and item["assigneeId"] is not None:
             require_capacity(state, fetch(state, "members", item["assigneeId"]), growth)

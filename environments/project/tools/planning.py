@@ -58,7 +58,7 @@ def _remove_from_sprint(state: State, args: Args) -> dict[str, Any]:
     acting_member(state, args["actorId"])
     item = fetch(state, "workItems", args["workItemId"])
     if item["sprintId"] is None:
-        raise ToolError("invalid_state", f"{item['id']} is not in a sprint")
+        raise ToolError("invalid_state", f"{item['id']} is not in a sprint; nothing to remove")
     sprint = fetch(state, "sprints", item["sprintId"])
     if sprint["status"] == "completed":
         raise ToolError(
