@@ -12,6 +12,8 @@ import jsonschema
 import pytest
 from project_helpers import ACTOR, DEPARTED, MUTATIONS, READS, collection_of
 
+import silo
+
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "environments" / "project"
 DECORATED = {
     "get_current_date",
@@ -179,3 +181,11 @@ def test_outputs_are_detached_from_the_world(tracker: Any) -> None:
     stored = tracker.state["workItems"]["WI-004"]
     assert stored["dependsOn"] == ["WI-002", "WI-005"]
     assert stored["comments"][0]["body"].startswith("Retries")
+
+
+def test_silo_validate_is_clean_with_deep_checks() -> None:
+    # Deep checks: the solver passes every task twice identically, noop fails every task, no
+    # tool leaks live state, create_state never shares objects, the pooled world resets.
+    report = silo.validate_environment("project", project_dir=PROJECT_DIR.parents[1], deep=True)
+    assert report.findings == []
+    assert report.counts == {"data": 9, "tasks": 15, "tools": 54, "verifiers": 15}
