@@ -5,9 +5,9 @@ text; they are the small, generic part of grading that a framework module can la
 :func:`numbers_in` reads every number out of an answer (thousands separators dropped, as the
 reference does for this world); :func:`states_number` and :func:`last_number_is` test an
 answer against an expected figure within a tolerance; :func:`mentions` is a case-insensitive
-containment; :func:`same` compares two snapshot values; :func:`changed_rows` lists the rows of
-a collection that differ between two worlds; :func:`world_unchanged` is the optional
-collateral check of report tasks.
+containment; :func:`same` compares two snapshot values; :func:`task_entities` reads the facts a task file
+states for its verifier; :func:`world_unchanged` is the optional collateral check of report
+tasks.
 """
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from silo import Check, optional
+from silo import Check, VerifierContext, optional
 
 __all__ = [
     "TOLERANCE",
-    "changed_rows",
     "last_number_is",
     "mentions",
     "numbers_in",
     "plain",
     "same",
     "states_number",
+    "task_entities",
     "world_unchanged",
 ]
 
@@ -64,19 +64,6 @@ def same(after: Any, before: Any) -> bool:
     if after is before:
         return True
     return json.dumps(plain(after), sort_keys=True) == json.dumps(plain(before), sort_keys=True)
-
-
-def changed_rows(final: Mapping[str, Any], initial: Mapping[str, Any], collection: str) -> set[str]:
-    """Ids of the rows of ``collection`` added, removed or changed between the two worlds.
-
-    Args:
-        final: The world after the run.
-        initial: The world before it.
-        collection: A top-level keyed collection, e.g. ``workItems``.
-    """
-    after, before = final[collection], initial[collection]
-    ids = set(after) | set(before)
-    return {i for i in ids if i not in after or i not in before or not same(after[i], before[i])}
 
 
 def numbers_in(text: str) -> list[float]:
@@ -122,6 +109,16 @@ def mentions(text: str, phrase: str) -> bool:
         phrase: A name or id to look for.
     """
     return bool(phrase) and phrase.casefold() in text.casefold()
+
+
+def task_entities(context: VerifierContext) -> Mapping[str, Any]:
+    """The ``entities`` object of the task being graded (empty when the file has none).
+
+    Args:
+        context: The verifier context of the run.
+    """
+    entities = context.task.entities
+    return entities if isinstance(entities, Mapping) else {}
 
 
 def world_unchanged(final: Mapping[str, Any], initial: Mapping[str, Any]) -> Check:

@@ -16,7 +16,7 @@ from silo import Check, VerifierContext, check, optional
 
 from . import answers
 from . import state as derived
-from .grading import last_number_is, mentions, states_number, world_unchanged
+from .grading import last_number_is, mentions, states_number, task_entities, world_unchanged
 
 World = Mapping[str, Any]
 
@@ -79,7 +79,7 @@ def strongest_sprint(final: World, initial: World, ctx: VerifierContext) -> list
 
 def project_time(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
     """TASK-011: total hours logged on the project's items."""
-    key = ctx.task.entities.get("projectKey", "") if isinstance(ctx.task.entities, Mapping) else ""
+    key = task_entities(ctx).get("projectKey", "")
     project = answers.find_project(initial, key) or {"id": ""}
     hours = derived.project_hours(initial, project["id"])
     others = [derived.project_hours(initial, p) for p in initial["projects"] if p != project["id"]]

@@ -16,20 +16,15 @@ from silo import Check, VerifierContext, check, optional
 
 from . import answers
 from . import state as derived
-from .grading import same
+from .grading import same, task_entities
 
 World = Mapping[str, Any]
 Row = Mapping[str, Any]
 EMPTY: Row = {}
 
 
-def _entities(ctx: VerifierContext) -> Mapping[str, Any]:
-    entities = ctx.task.entities
-    return entities if isinstance(entities, Mapping) else {}
-
-
 def _item(world: World, ctx: VerifierContext) -> Row:
-    return answers.find_item(world, _entities(ctx).get("workItemTitle", "")) or EMPTY
+    return answers.find_item(world, task_entities(ctx).get("workItemTitle", "")) or EMPTY
 
 
 def _done(world: World, item_id: str) -> bool:
@@ -91,7 +86,7 @@ def landed_with_dependencies(final: World, initial: World, ctx: VerifierContext)
 
 def rehomed_work(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
     """TASK-003: every unfinished item of the departed member now belongs to the successor."""
-    facts = _entities(ctx)
+    facts = task_entities(ctx)
     gone = (answers.find_member(initial, facts.get("fromMemberName", "")) or EMPTY).get("id")
     heir = (answers.find_member(initial, facts.get("toMemberName", "")) or EMPTY).get("id")
     held = [i for i in initial["workItems"].values() if gone and i["assigneeId"] == gone]
@@ -129,7 +124,7 @@ def rehomed_work(final: World, initial: World, ctx: VerifierContext) -> list[Che
 
 def owner_found(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
     """TASK-004: the item went to the team member it fits most tightly."""
-    facts = _entities(ctx)
+    facts = task_entities(ctx)
     item = _item(initial, ctx)
     team = answers.find_team(initial, facts.get("teamName", "")) or EMPTY
     expected = answers.tightest_fit(initial, item, team.get("id", "")) if item and team else None
@@ -183,7 +178,7 @@ def blocker_noted(final: World, initial: World, ctx: VerifierContext) -> list[Ch
 
 def sprint_filled(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
     """TASK-006: the project's unassigned backlog items now sit in the named sprint."""
-    facts = _entities(ctx)
+    facts = task_entities(ctx)
     sprint = (answers.find_sprint(initial, facts.get("sprintName", "")) or EMPTY).get("id")
     project = (answers.find_project(initial, facts.get("projectKey", "")) or EMPTY).get("id")
     wanted = {
@@ -214,7 +209,7 @@ def sprint_filled(final: World, initial: World, ctx: VerifierContext) -> list[Ch
 
 def sprint_turned_over(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
     """TASK-007: the ending sprint is completed and the next one is the only active one."""
-    facts = _entities(ctx)
+    facts = task_entities(ctx)
     ending = answers.find_sprint(initial, facts.get("endingSprintName", "")) or EMPTY
     upcoming = answers.find_sprint(initial, facts.get("nextSprintName", "")) or EMPTY
     status = {
@@ -244,7 +239,7 @@ def sprint_turned_over(final: World, initial: World, ctx: VerifierContext) -> li
 
 def project_closed(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
     """TASK-008: the project's unfinished items are done and the project is completed."""
-    project = answers.find_project(initial, _entities(ctx).get("projectKey", "")) or EMPTY
+    project = answers.find_project(initial, task_entities(ctx).get("projectKey", "")) or EMPTY
     pid = project.get("id", "")
     unfinished = (
         [
