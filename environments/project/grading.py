@@ -5,9 +5,9 @@ text; they are the small, generic part of grading that a framework module can la
 :func:`numbers_in` reads every number out of an answer (thousands separators dropped, as the
 reference does for this world); :func:`states_number` and :func:`last_number_is` test an
 answer against an expected figure within a tolerance; :func:`mentions` is a case-insensitive
-containment; :func:`same` compares two snapshot values; :func:`task_entities` reads the facts a task file
-states for its verifier; :func:`world_unchanged` is the optional collateral check of report
-tasks.
+containment; :func:`same` compares two snapshot values; :func:`task_entities` reads the facts
+a task file states for its verifier; :func:`world_unchanged` is the optional collateral check of
+report tasks.
 """
 
 from __future__ import annotations
