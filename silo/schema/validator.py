@@ -58,7 +58,8 @@ class InputValidator:
         return self._full
 
     def _full_is_valid(self, value: Any) -> bool:
-        return self._full_validator().is_valid(value)
+        valid: bool = self._full_validator().is_valid(value)
+        return valid
 
     def problems(self, value: Any) -> list[str] | None:
         """``None`` when ``value`` is valid, else every schema violation, one line each."""

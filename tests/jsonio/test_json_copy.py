@@ -49,9 +49,9 @@ def test_without_orjson_the_standard_library_does_it_all(
     value: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "orjson", None)  # ``import orjson`` fails
-    monkeypatch.setattr(_jsonio, "_fast", None)
+    assert _jsonio.orjson_functions() is None
+    monkeypatch.setattr(_jsonio, "_ORJSON", None)
     _check(value)
-    assert _jsonio._fast is False
 
 
 def test_nesting_beyond_the_recursion_limit_raises_what_it_raised() -> None:
