@@ -128,3 +128,22 @@ def test_plain_json_never_takes_the_slow_path(monkeypatch: pytest.MonkeyPatch) -
     text, copy = json_copy(value)
     assert copy == value and text == json.dumps(value, separators=(",", ":"))
     json_copy(tracked())
+
+
+def test_compact_encoders_give_the_standard_librarys_text_and_errors() -> None:
+    settings: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":"), "sort_keys": True}
+    encode = _jsonio.compact_encoder(json.JSONEncoder(**settings, default=repr))
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        encode(loop)
+    value = {"b": [1, 2.5, None], "a": {"é": object}}
+    assert encode(value) == json.dumps(value, **settings, default=repr)
+
+    class Upper(json.JSONEncoder):
+        def encode(self, o: Any) -> str:
+            return super().encode(o).upper()
+
+    assert _jsonio.compact_encoder(Upper())("x") == '"X"'  # a subclass keeps its own encode
+    with pytest.raises(ValueError, match="indent=None"):
+        _jsonio.compact_encoder(json.JSONEncoder(indent=2))
