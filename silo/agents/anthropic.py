@@ -36,6 +36,7 @@ class AnthropicAgent(ModelAgent):
 
     kind: ClassVar[str] = "anthropic"
     sdk_name: ClassVar[str] = "anthropic"
+    example_model: ClassVar[str] = "claude-sonnet-4-5"
     sdk_error: ClassVar[str] = "AnthropicError"
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
     base_url_env: ClassVar[str] = "ANTHROPIC_BASE_URL"

@@ -82,8 +82,8 @@ class Reply:
 class ModelAgent(ABC):
     """A model behind an HTTP API, as a Silo agent; see the module docstring for the contract.
 
-    Subclasses set :attr:`kind`, :attr:`sdk_name`, :attr:`sdk_error`, :attr:`default_base_url`
-    and :attr:`base_url_env`, and implement
+    Subclasses set :attr:`kind`, :attr:`sdk_name`, :attr:`sdk_error`, :attr:`default_base_url`,
+    :attr:`base_url_env` and :attr:`example_model`, and implement
     :meth:`build_client`, :meth:`start`, :meth:`request`, :meth:`add_reply` and
     :meth:`add_results`.
     """
@@ -94,6 +94,7 @@ class ModelAgent(ABC):
     default_base_url: ClassVar[str]
     base_url_env: ClassVar[str]
     sdk_error: ClassVar[str]  # the SDK's root exception class, by name
+    example_model: ClassVar[str]  # named in the "set agent.model" hint
 
     def __init__(
         self,
@@ -115,7 +116,9 @@ class ModelAgent(ABC):
         # Settings are checked here, when the agent is built from config, so a missing one is a
         # run that could not start (exit 2, counted apart in sweeps), not an agent failure.
         if not model:
-            raise AgentError("set agent.model=<model name> (e.g. agent.model=gpt-4.1-mini)")
+            raise AgentError(
+                f"set agent.model=<model name> (e.g. agent.model={self.example_model})"
+            )
         if max_turns < 1:
             raise AgentError(f"agent.max_turns={max_turns} must be at least 1")
         if max_tokens is not None and max_tokens < 1:

@@ -33,6 +33,7 @@ class OpenAIAgent(ModelAgent):
 
     kind: ClassVar[str] = "openai"
     sdk_name: ClassVar[str] = "openai"
+    example_model: ClassVar[str] = "gpt-4.1-mini"
     sdk_error: ClassVar[str] = "OpenAIError"
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
     base_url_env: ClassVar[str] = "OPENAI_BASE_URL"

@@ -11,6 +11,7 @@ at once. ``latency_s`` delays every answer. Use it as a context manager.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +47,7 @@ class FakeServer:
         self.requests: list[dict[str, Any]] = []
         self.peak_in_flight = 0
         self._in_flight = 0
+        self._connections: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -61,6 +63,14 @@ class FakeServer:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+        # Keep-alive connections outlive the listening socket: close them, or a client's pooled
+        # connection would still reach this server's script after a new server took the port.
+        with self._lock:
+            for connection in self._connections:
+                try:
+                    connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
     def _next(self, body: dict[str, Any]) -> Reply:
         with self._lock:
@@ -92,6 +102,16 @@ class FakeServer:
 
             def log_message(self, format: str, *args: Any) -> None:  # silence stderr
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                with fake._lock:
+                    fake._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with fake._lock:
+                    fake._connections.discard(self.connection)
+                super().finish()
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

@@ -116,7 +116,7 @@ def test_solves_the_task_through_its_own_tool_format(
 ) -> None:
     with api.server(solving(api, solution)) as server:
         result = run(tmp_path, agent_for(api, server))
-    assert result.passed, result.result
+    assert result.passed, result.error
     assert result.result["toolCalls"] == len(solution.calls)
     assert result.result["agentOutput"] == solution.answer
     outputs = [e["output"] for e in events(result) if e["type"] == "tool_result"]
@@ -203,36 +203,57 @@ def test_rollouts_of_a_process_share_one_endpoint(
     assert endpoint.limit == 256
 
 
-def test_a_rate_limit_slows_every_rollout_down_together(tmp_path: Path, api: Api) -> None:
-    """One rollout's 429 makes the others wait out its backoff instead of hammering the endpoint."""
+def test_a_rate_limit_slows_every_rollout_down_together(
+    tmp_path: Path, api: Api, solution: Solution
+) -> None:
+    """One rollout's 429 makes the others wait out its backoff instead of hammering the endpoint.
+
+    Six rollouts send their first request; once all six are in, one gets a 429 with
+    ``Retry-After: 0.6`` and the other five get a tool call once the client has taken the 429 in
+    (the shared endpoint is cooling down). Their second requests must wait for the cool-down:
+    none may reach the server before it ends.
+    """
+    rollouts = 6
     lock = threading.Lock()
+    arrived = threading.Event()
+    first_requests: list[float] = []
     limited: list[float] = []
 
     def model(body: dict[str, Any]) -> Reply:
-        with lock:
-            if not limited:
-                limited.append(time.monotonic())
-                reply = api.error(429, "slow down")
-                reply.headers["retry-after"] = "0.6"
-                return reply
+        if len(body["messages"]) <= 2:  # a rollout's first turn (the 429'd one resends it too)
+            with lock:
+                first_requests.append(time.monotonic())
+                if len(first_requests) == rollouts:
+                    arrived.set()
+                retry = len(first_requests) > rollouts
+            if retry:
+                return api.final("done")
+            arrived.wait(10)
+            with lock:
+                if not limited:
+                    limited.append(time.monotonic())
+                    reply = api.error(429, "slow down")
+                    reply.headers["retry-after"] = "0.6"
+                    return reply
+            endpoint = shared_endpoint(api.name, server.base_url, KEY, 256, lambda n: None)
+            waited = time.monotonic() + 10
+            while endpoint.cooling_for == 0 and time.monotonic() < waited:
+                time.sleep(0.01)
+            return api.call(solution.calls[0])
         return api.final("done")
 
-    with api.server([model], latency_s=0.05) as server:
-        agents = [agent_for(api, server) for _ in range(6)]
+    with api.server([model]) as server:
         threads = [
-            threading.Thread(target=run, args=(tmp_path / str(i), agent))
-            for i, agent in enumerate(agents)
+            threading.Thread(target=run, args=(tmp_path / str(i), agent_for(api, server)))
+            for i in range(rollouts)
         ]
         for thread in threads:
             thread.start()
-            time.sleep(0.01)
         for thread in threads:
             thread.join(30)
-    rejected_at = limited[0]
-    late = [r["at"] - rejected_at for r in server.requests if r["at"] > rejected_at]
-    # Requests already in flight may land just after the 429; none may start during the backoff.
-    assert late and not [d for d in late if 0.1 < d < 0.55], late
-    assert len(server.requests) == 7
+    after = sorted(r["at"] - limited[0] for r in server.requests if r["at"] > limited[0])
+    assert len(after) == rollouts, after  # five second turns and the retried first turn
+    assert all(delay >= 0.55 for delay in after), after
 
 
 def test_endpoint_cool_down_and_adaptive_limit() -> None:
