@@ -10,6 +10,7 @@ at once. ``latency_s`` delays every answer. Use it as a context manager.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -67,10 +68,8 @@ class FakeServer:
         # connection would still reach this server's script after a new server took the port.
         with self._lock:
             for connection in self._connections:
-                try:
+                with contextlib.suppress(OSError):  # already closed by the client
                     connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
     def _next(self, body: dict[str, Any]) -> Reply:
         with self._lock:
