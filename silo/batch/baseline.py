@@ -34,7 +34,7 @@ from typing import Any
 from silo.agents.resolve import resolve_agent
 from silo.batch.baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
 from silo.batch.point import Point, run_point
-from silo.errors import SiloError
+from silo.errors import BaselineError, SiloError
 from silo.jsonio import pretty, write_text_atomic
 from silo.loading.environment import load_environment
 
@@ -176,7 +176,7 @@ def require_deterministic(target: Target, project: Path) -> None:
     environment = load_environment(target.env, project)
     resolved = resolve_agent(target.points[0].agent, environment, project)
     if not resolved.deterministic:
-        raise SiloError(
+        raise BaselineError(
             "agent_not_deterministic",
             f'agent "{target.agent_label}" is not deterministic (e.g. an LLM), so its results '
             "cannot be a baseline; record a scripted agent, or replay a recorded run of it: "

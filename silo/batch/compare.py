@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, load_rollout
-from silo.errors import SiloError
+from silo.errors import ArtifactError
 
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
@@ -112,7 +112,7 @@ def resolve_folder(spec: str | Path, project_dir: Path) -> Path:
     for candidate in (given, runs_root / given):
         if candidate.is_dir():
             return candidate
-    raise SiloError(
+    raise ArtifactError(
         "compare_folder_not_found",
         f'no folder "{spec}" (nor {runs_root / given}); give a run, group or sweep folder, '
         f"as a path or a name under {runs_root}",
@@ -130,13 +130,13 @@ def load_side(spec: str | Path, project_dir: Path) -> Side:
         missing = [k for k in _RUN_KEYS if k not in rollout.run]
         missing += [k for k in _RESULT_KEYS if k not in rollout.result]
         if missing:
-            raise SiloError(
+            raise ArtifactError(
                 "compare_bad_rollout",
                 f"{rollout.folder} is not a Silo rollout (no {', '.join(missing)} in its "
                 "run.json/result.json); give folders written by silo-run",
             )
     if not rollouts:
-        raise SiloError(
+        raise ArtifactError(
             "compare_no_rollouts",
             f"{folder} holds no finished rollout (no run.json + result.json in it or in its "
             "subfolders); give a .silo/runs/<runId>, group_* or sweep_* folder",

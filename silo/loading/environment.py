@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from silo.errors import SiloError
+from silo.errors import EnvironmentLoadError, TaskError
 from silo.loading.modules import load_file, package_for_dir
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
@@ -66,14 +66,14 @@ class Environment:
 
     def task(self, task_id: str) -> Task:
         if not self.tasks:
-            raise SiloError(
+            raise TaskError(
                 "no_tasks", f'environment "{self.name}" has no tasks; add tasks/<ID>.json files'
             )
         try:
             return self.tasks[task_id]
         except KeyError:
             known = ", ".join(self.tasks)
-            raise SiloError(
+            raise TaskError(
                 "task_not_found",
                 f'unknown task "{task_id}" in environment "{self.name}"; known: {known}',
             ) from None
@@ -81,7 +81,7 @@ class Environment:
     def verifier_for(self, task: Task) -> Verifier:
         verifier = self.verifiers.get(task.verifier_id)
         if verifier is None:
-            raise SiloError(
+            raise TaskError(
                 "verifier_not_found",
                 f'task "{task.id}" names verifier "{task.verifier_id}", which environment '
                 f'"{self.name}" does not export; add it to the verifiers list',
@@ -135,13 +135,13 @@ def read_manifest(root: Path) -> Manifest:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise SiloError(
-            "invalid_json",
+        raise EnvironmentLoadError(
+            "manifest_invalid",
             f"environments/{root.name}/{MANIFEST} is not valid JSON (line {exc.lineno}: "
             f"{exc.msg}); fix it or delete it to use the defaults",
         ) from None
     if not isinstance(raw, dict):
-        raise SiloError(
+        raise EnvironmentLoadError(
             "manifest_invalid",
             f"environments/{root.name}/{MANIFEST} must hold a JSON object with name, template, "
             "templateVersion, entrypoint and tools",
@@ -152,7 +152,7 @@ def read_manifest(root: Path) -> Manifest:
         if value is None:
             return None
         if not isinstance(value, str):
-            raise SiloError(
+            raise EnvironmentLoadError(
                 "manifest_invalid",
                 f'environments/{root.name}/{MANIFEST}: "{key}" must be a string',
             )
@@ -160,7 +160,7 @@ def read_manifest(root: Path) -> Manifest:
 
     tools = raw.get("tools", [])
     if not isinstance(tools, list):
-        raise SiloError(
+        raise EnvironmentLoadError(
             "manifest_invalid",
             f'environments/{root.name}/{MANIFEST}: "tools" must be a list of strings',
         )
@@ -190,7 +190,7 @@ def resolve_environment_dir(name: str, project_dir: Path | None = None) -> Path:
         return root.resolve()
     known = list_environments(project)
     hint = f"known: {', '.join(known)}" if known else "create one with: silo-init <name>"
-    raise SiloError(
+    raise EnvironmentLoadError(
         "environment_not_found",
         f'unknown environment "{name}" in {project / "environments"}; {hint}',
     )
@@ -214,13 +214,13 @@ def _load(root: Path) -> Environment:
     label = root.name
     entry = (root / manifest.entrypoint).resolve()
     if not entry.is_relative_to(root):
-        raise SiloError(
+        raise EnvironmentLoadError(
             "entrypoint_outside_environment",
             f'environments/{label}/{MANIFEST}: entrypoint "{manifest.entrypoint}" resolves '
             "outside the environment folder; point it at a file inside it",
         )
     if not entry.is_file():
-        raise SiloError(
+        raise EnvironmentLoadError(
             "entrypoint_not_found",
             f"environments/{label}: entrypoint {manifest.entrypoint} does not exist; create it or "
             f'set "entrypoint" in {MANIFEST}',
@@ -251,13 +251,15 @@ def _exports(
     verifiers = getattr(module, "verifiers", None)
     for attr, value in (("create_state()", create_state), ("bind_tools(state)", bind_tools)):
         if not callable(value):
-            raise SiloError("runtime_contract_invalid", f"{where} does not export {attr}; {fix}")
+            raise EnvironmentLoadError(
+                "runtime_contract_invalid", f"{where} does not export {attr}; {fix}"
+            )
     if isinstance(verifiers, Mapping):
         verifiers = list(verifiers.values())
     if not isinstance(verifiers, (list, tuple)) or not all(
         isinstance(v, Verifier) for v in verifiers
     ):
-        raise SiloError(
+        raise EnvironmentLoadError(
             "runtime_contract_invalid",
             f"{where} does not export a verifiers list (of define_verifier(...) results); {fix}",
         )

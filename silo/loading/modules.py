@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
-from silo.errors import SiloError
+from silo.errors import EnvironmentLoadError
 
 __all__ = ["package_for_dir", "load_file"]
 
@@ -43,14 +43,16 @@ def load_file(path: Path, module_name: str, *, reload: bool = False) -> ModuleTy
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise SiloError("module_load_failed", f"cannot import {path}: not a Python file")
+        raise EnvironmentLoadError("module_load_failed", f"cannot import {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[module_name]
-        raise SiloError("module_load_failed", f"{describe_exception(exc, path)}") from exc
+        raise EnvironmentLoadError(
+            "module_load_failed", f"{describe_exception(exc, path)}"
+        ) from exc
     return module
 
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silo.errors import SiloError
+from silo.errors import EnvironmentLoadError
 from silo.loading.environment import Environment, find_project_dir, resolve_environment_dir
 from silo.validate.static import (
     Loaded,
@@ -121,7 +121,7 @@ def validate_environment(
     project = Path(project_dir).resolve() if project_dir else find_project_dir()
     root = (env if isinstance(env, Path) else resolve_environment_dir(env, project)).resolve()
     if not root.is_dir():
-        raise SiloError("environment_not_found", f"{root} is not an environment folder")
+        raise EnvironmentLoadError("environment_not_found", f"{root} is not an environment folder")
     report = Report(root.name)
     where = f"environments/{root.name}"
     check_data(root, where, report)
