@@ -129,6 +129,7 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("entrypoint_not_found", EnvironmentLoadError, "the entrypoint file does not exist"),
     ("module_load_failed", EnvironmentLoadError, "a user Python file raised while importing"),
     ("runtime_contract_invalid", EnvironmentLoadError, "the entrypoint lacks a required export"),
+    ("verifier_invalid", EnvironmentLoadError, "an exported verifier is not define_verifier's"),
     ("runtime_load_failed", EnvironmentLoadError, "the environment's tools could not be built"),
     ("unsafe_name", ScaffoldError, "the environment name is not a safe folder name"),
     ("environment_already_exists", ScaffoldError, "an environment of that name exists"),

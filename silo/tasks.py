@@ -24,6 +24,12 @@ _REQUIRED = ("id", "title", "instruction", "verifierId")
 
 @dataclass(frozen=True)
 class Task:
+    """One task as its file declares it; only ``instruction`` is shown to the agent.
+
+    ``extra`` keeps the file's other keys (``entities`` and anything else) for humans and
+    verifiers; ``source`` is the file's path relative to the project, for messages.
+    """
+
     id: str
     title: str
     instruction: str
@@ -34,6 +40,7 @@ class Task:
 
     @property
     def entities(self) -> Any:
+        """The file's ``entities``: the records the task is about, for verifiers and readers."""
         return self.extra.get("entities")
 
     def to_json(self) -> dict[str, Any]:
@@ -49,6 +56,7 @@ class Task:
 
 
 def parse_task(raw: Any, source: str) -> Task:
+    """The :class:`Task` in ``raw`` (a task file's JSON); a bad one raises ``task_invalid``."""
     if not isinstance(raw, dict):
         raise TaskError("task_invalid", f"{source}: a task file must hold one JSON object")
     for key in _REQUIRED:

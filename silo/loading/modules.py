@@ -2,7 +2,7 @@
 
 Contract: an environment folder becomes a private package (``_silo_env_<name>_<hash>``) so its
 files can import each other relatively; any other file is loaded as a standalone module. Errors
-while importing surface as :class:`SiloError` naming the file and line.
+while importing surface as :class:`~silo.errors.EnvironmentLoadError` naming the file and line.
 """
 
 from __future__ import annotations
@@ -38,7 +38,12 @@ def package_for_dir(directory: Path, label: str) -> str:
 
 
 def load_file(path: Path, module_name: str, *, reload: bool = False) -> ModuleType:
-    """Import ``path`` as ``module_name``; a syntax or import error becomes a SiloError."""
+    """Import ``path`` as ``module_name``.
+
+    Raises:
+        EnvironmentLoadError: ``module_load_failed`` when the file raises (or calls ``exit()``)
+            while importing, naming the file and line.
+    """
     if not reload and module_name in sys.modules:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, path)
@@ -50,9 +55,12 @@ def load_file(path: Path, module_name: str, *, reload: bool = False) -> ModuleTy
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[module_name]
+        raise EnvironmentLoadError("module_load_failed", describe_exception(exc, path)) from exc
+    except SystemExit:  # an exit() in user code must not end the command that imports it
+        del sys.modules[module_name]
         raise EnvironmentLoadError(
-            "module_load_failed", f"{describe_exception(exc, path)}"
-        ) from exc
+            "module_load_failed", f"{path} called exit() on import; remove the call"
+        ) from None
     return module
 
 
