@@ -73,10 +73,12 @@ class Target:
     scope: tuple[str, ...] = ("all",)  # task ids/globs whose orphaned goldens count as STALE
 
     def folder(self, baselines_dir: Path) -> Path:
+        """Where this target's goldens live: ``<baselines>/<env>/<agent>``."""
         return baselines_dir / self.env / self.agent_label
 
     @property
     def kinds(self) -> tuple[str, ...]:
+        """The golden kinds pinned: result and state-diff, plus tool-events when asked."""
         return _ALL_KINDS if self.tool_events else BASE_KINDS
 
 
@@ -94,6 +96,7 @@ class Outcome:
 
     @property
     def key(self) -> str:
+        """``env/agent/task``: how the outcome is named in reports."""
         return f"{self.env}/{self.agent}/{self.task}"
 
 
@@ -102,8 +105,11 @@ def _is_pattern(part: str) -> bool:
 
 
 def runnable_tasks(scope: Sequence[str], known: Iterable[str], folder: Path) -> list[str]:
-    """The parts of a task selection to run: an id the environment lacks but a golden has is
-    left out (it is reported STALE); any other unknown id stays, so planning names it."""
+    """The parts of a task selection to run.
+
+    An id the environment lacks but a golden has is left out (it is reported STALE); any
+    other unknown id stays, so planning names it.
+    """
     known_ids = set(known)
     return [
         part

@@ -33,6 +33,7 @@ class Entry:
 
 
 def config_path(baselines_dir: Path) -> Path:
+    """Where the committed baselines config lives in ``baselines_dir``."""
     return baselines_dir / CONFIG_NAME
 
 
