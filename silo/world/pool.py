@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import copy
 import threading
+import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 from silo.jsonio import canonical
 from silo.tools import Tool
@@ -26,7 +27,9 @@ from silo.world.diff import ABSENT, diff_states, diff_value, row_keys
 from silo.world.journal import ACTIVE, FROZEN, Journal, Log, Rows, StateMutationError
 from silo.world.tracked import NotTrackable, track_root
 
-__all__ = ["World", "WorldPool", "StateMutationError"]
+__all__ = ["World", "WorldPool", "WorldPools", "StateMutationError"]
+
+T = TypeVar("T")
 
 
 class World:
@@ -56,7 +59,6 @@ class World:
         for item in tools:
             self.tools[getattr(item, "name", "")] = item
         self.tool_list = tools
-        self.tools_json: tuple[str, bytes, list[Any]] | None = None  # see rollout._tools_json
 
     @property
     def tracked(self) -> bool:
@@ -176,7 +178,11 @@ class World:
 
 
 class WorldPool:
-    """Fresh worlds on demand, reusing rolled-back ones (thread-safe)."""
+    """Fresh worlds on demand, reusing rolled-back ones (thread-safe).
+
+    Each rollout in flight holds a world of its own; a released world is rolled back and
+    handed to the next rollout, so a pool holds as many worlds as were ever in flight at once.
+    """
 
     def __init__(
         self,
@@ -188,6 +194,7 @@ class WorldPool:
         self._bind_tools = bind_tools
         self._free: list[World] = []
         self._lock = threading.Lock()
+        self._derived: dict[Callable[[World], Any], Any] = {}
         self.name = name
 
     def acquire(self) -> World:
@@ -203,9 +210,52 @@ class WorldPool:
             with self._lock:
                 self._free.append(world)
 
+    def derived(self, make: Callable[[World], T], world: World) -> T:
+        """``make(world)``, computed once per pool: a value every world of it shares (e.g. the
+        tool specs as JSON), kept here rather than on the world or the environment."""
+        try:
+            return cast(T, self._derived[make])
+        except KeyError:
+            value = make(world)
+            with self._lock:
+                return cast(T, self._derived.setdefault(make, value))
+
     def tools(self) -> list[Tool]:
         world = self.acquire()
         try:
             return list(world.tool_list)
         finally:
             self.release(world)
+
+
+class WorldSource(Protocol):
+    """What a pool is made from: an environment's ``create_state`` and ``bind_tools``."""
+
+    name: str
+    create_state: Callable[[], Any]
+    bind_tools: Callable[[Any], list[Tool]]
+
+
+class WorldPools:
+    """One :class:`WorldPool` per environment, for whoever runs rollouts (thread-safe).
+
+    Keyed by the environment object and dropped with it: pooling lives with the runner, not on
+    the environment (which stays a definition).
+    """
+
+    def __init__(self) -> None:
+        self._pools: dict[int, WorldPool] = {}
+        self._lock = threading.Lock()
+
+    def pool(self, source: WorldSource) -> WorldPool:
+        """The pool of ``source``'s worlds, made on first use."""
+        key = id(source)
+        found = self._pools.get(key)
+        if found is None:
+            with self._lock:
+                found = self._pools.get(key)
+                if found is None:
+                    found = WorldPool(source.create_state, source.bind_tools, source.name)
+                    self._pools[key] = found
+                    weakref.finalize(source, self._pools.pop, key, None)
+        return found
