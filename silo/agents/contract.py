@@ -46,10 +46,12 @@ class ToolResult(dict[str, Any]):
 
     @property
     def output(self) -> Any:
+        """The tool's output (for an error, ``{"code", "message", "details"?}``)."""
         return self["output"]
 
     @property
     def is_error(self) -> bool:
+        """True when the call failed (unknown tool, invalid input, refusal, crash)."""
         return bool(self["isError"])
 
     def __await__(self) -> Generator[Any, None, ToolResult]:
@@ -68,12 +70,15 @@ class CancelSignal:
 
     @property
     def aborted(self) -> bool:
+        """True once the run must stop (the agent should return soon)."""
         return self._event.is_set()
 
     def is_set(self) -> bool:
+        """Same as :attr:`aborted`, so the signal reads like a ``threading.Event``."""
         return self._event.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
+        """Block until the run must stop or ``timeout`` s passed; True when it must stop."""
         return self._event.wait(timeout)
 
     def _abort(self, reason: str) -> None:

@@ -43,8 +43,11 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)  # a sweep keeps one per rollout: no __dict__ each
 class Outcome:
-    """One rollout of a sweep. The run folder is kept as text (``run_path``): a ``Path`` costs
-    about three times the memory of its ``str``, and a sweep holds one outcome per rollout."""
+    """One rollout of a sweep: its point, repeat, run folder, pass/fail or infra error.
+
+    The run folder is kept as text (``run_path``): a ``Path`` costs about three times the
+    memory of its ``str``, and a sweep holds one outcome per rollout.
+    """
 
     point: Point
     repeat: int
@@ -96,8 +99,10 @@ def record_infra_error(
     point_id: str | None = None,
     repeat: int | None = None,
 ) -> None:
-    """Append a rollout that could not start to ``group_dir/infra-errors.jsonl``, the one
-    record the group summary counts apart from agent failures."""
+    """Append a rollout that could not start to ``group_dir/infra-errors.jsonl``.
+
+    That file is the one record the group summary counts apart from agent failures.
+    """
     record = {
         "pointId": point_id,
         "environment": environment,
@@ -239,6 +244,13 @@ class _Sweep:
         self.worlds = WorldPools()  # this sweep's worlds: one per rollout in flight, reused
         self.interrupt = Interrupt()
         self.outcomes: list[Outcome] = []
+        self.settings: dict[str, Any] = {  # what every rollout of the sweep shares
+            "project_dir": project,
+            "runs_dir": group_dir,
+            "group_id": group_id,
+            "worlds": self.worlds,
+            "interrupt": self.interrupt,
+        }
 
     def attempt(self, job: _Job) -> Outcome:
         """Run one rollout (on any thread); a rollout that cannot start is an infra outcome."""
@@ -246,16 +258,9 @@ class _Sweep:
             return Outcome(job.point, job.repeat, job.resumed_from, True, resumed=True)
         try:
             result = run_point(
-                job.point,
-                job.repeat,
-                project_dir=self.project,
-                runs_dir=self.group_dir,
-                group_id=self.group_id,
-                environment=job.environment,
-                agent=job.agent,
-                worlds=self.worlds,
-                interrupt=self.interrupt,
-            )
+                job.point, job.repeat, environment=job.environment, agent=job.agent,
+                **self.settings,
+            )  # fmt: skip
         except SiloError as exc:
             return Outcome(job.point, job.repeat, None, False, infra_error=exc.message)
         run_path = None if result.run_dir is None else str(result.run_dir)

@@ -23,14 +23,22 @@ from silo.agents.contract import output_text
 from silo.artifacts.run_folder import allocate_run_dir, build_result
 from silo.errors import SiloError
 from silo.jsonio import write_json_atomic
-from silo.loading.environment import Environment
+from silo.loading.environment import Environment, find_project_dir, load_environment
 from silo.rollout.bridge import Bridge, json_value
 from silo.rollout.trace import TraceWriter, event_json, utc_now_iso
 from silo.tasks import Task
 from silo.verifiers import Score, Verifier, VerifierContext, score
 from silo.world.pool import World, WorldPool, WorldPools
 
-__all__ = ["ACTIVE_ROLLOUT", "SHARED_WORLDS", "Budget", "Rollout", "RolloutResult"]
+__all__ = [
+    "ACTIVE_ROLLOUT",
+    "SHARED_WORLDS",
+    "Budget",
+    "Rollout",
+    "RolloutResult",
+    "grade",
+    "locate",
+]
 
 SHARED_WORLDS = WorldPools()
 """The worlds of rollouts whose caller brought no pools of its own (a cache, never results)."""
@@ -111,7 +119,8 @@ class RolloutResult:
     @property
     def error(self) -> str | None:
         """The one-line reason the rollout went wrong, or None."""
-        return self.result["error"]
+        error = self.result["error"]
+        return None if error is None else str(error)
 
     @property
     def agent_output(self) -> Any:
@@ -249,8 +258,11 @@ class Rollout:
         return self._finishing.locked() or self.result is not None
 
     def stop_calls(self, wait_s: float) -> bool:
-        """End the bridge so no call may start; False when a tool was still running after
-        ``wait_s`` (the world it is changing must not be reused)."""
+        """End the bridge so no call may start, waiting up to ``wait_s`` for a running tool.
+
+        False when a tool was still running after ``wait_s``: the world it is changing must not
+        be reused.
+        """
         bridge = self.bridge
         if not bridge.lock.acquire(timeout=wait_s):
             bridge.end("completed")
@@ -335,6 +347,27 @@ class Rollout:
         return RolloutResult(
             self.environment.name, task, result, state_diff, run, self.run_id, run_dir, trace
         )
+
+
+def locate(
+    env: str | Path | Environment,
+    task: str | Task,
+    project_dir: Path | None,
+    runs_dir: Path | None,
+    write_artifacts: bool,
+) -> tuple[Path, Environment, Task, Path | None]:
+    """The project, environment, task and runs folder (None: in memory) of a new rollout."""
+    project = Path(project_dir).resolve() if project_dir else find_project_dir()
+    environment = env if isinstance(env, Environment) else load_environment(env, project)
+    the_task = task if isinstance(task, Task) else environment.task(task)
+    if not write_artifacts:
+        return project, environment, the_task, None
+    return (
+        project,
+        environment,
+        the_task,
+        Path(runs_dir) if runs_dir else project / ".silo" / "runs",
+    )
 
 
 def grade(

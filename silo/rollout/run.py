@@ -28,10 +28,10 @@ from typing import Any
 
 from silo.agents.contract import AgentError, AgentInput, RunLimitError, unwrap_output
 from silo.agents.resolve import ResolvedAgent, resolve_agent
-from silo.loading.environment import Environment, find_project_dir, load_environment
+from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
 from silo.rollout.bridge import json_value
-from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
+from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult, locate
 from silo.rollout.worker import WORKERS, AgentJob
 from silo.tasks import Task
 from silo.world.pool import WorldPools
@@ -99,9 +99,9 @@ def run_task(
     :func:`silo.agents.resolve_agent`). ``run_fields`` are extra keys for ``run.json``;
     ``worlds`` the pools to take the world from (default: the process's shared ones).
     """
-    project = Path(project_dir).resolve() if project_dir else find_project_dir()
-    environment = env if isinstance(env, Environment) else load_environment(env, project)
-    the_task = task if isinstance(task, Task) else environment.task(task)
+    project, environment, the_task, folder = locate(
+        env, task, project_dir, runs_dir, write_artifacts
+    )
     limits = Budget.of(budget)
     resolved = (
         agent if isinstance(agent, ResolvedAgent) else resolve_agent(agent, environment, project)
@@ -113,9 +113,7 @@ def run_task(
         seed=seed,
         agent_label=agent_label or resolved.label,
         agent_path=resolved.path,
-        runs_dir=(Path(runs_dir) if runs_dir else project / ".silo" / "runs")
-        if write_artifacts
-        else None,
+        runs_dir=folder,
         group_id=group_id,
         run_fields=run_fields,
         worlds=worlds,

@@ -24,13 +24,13 @@ import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, NoReturn
 
 from silo.agents.contract import RunLimitError, ToolResult
 from silo.errors import SiloError
-from silo.loading.environment import Environment, find_project_dir, load_environment
+from silo.loading.environment import Environment
 from silo.rollout.bridge import json_value
-from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
+from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult, locate
 from silo.tasks import Task
 from silo.world.pool import WorldPools
 
@@ -58,9 +58,7 @@ def open_session(
     ``runs_dir`` defaults to ``<project>/.silo/runs``; ``write_artifacts=False`` keeps the
     trace in memory. ``agent_label`` names the driver in ``run.json`` and the trace.
     """
-    project = Path(project_dir).resolve() if project_dir else find_project_dir()
-    environment = env if isinstance(env, Environment) else load_environment(env, project)
-    the_task = task if isinstance(task, Task) else environment.task(task)
+    _, environment, the_task, folder = locate(env, task, project_dir, runs_dir, write_artifacts)
     limits = Budget.of(budget)
     rollout = Rollout.open(
         environment,
@@ -69,9 +67,7 @@ def open_session(
         seed=seed,
         agent_label=agent_label,
         agent_path=None,
-        runs_dir=(Path(runs_dir) if runs_dir else project / ".silo" / "runs")
-        if write_artifacts
-        else None,
+        runs_dir=folder,
         group_id=group_id,
         run_fields=run_fields,
         worlds=worlds,
@@ -148,8 +144,11 @@ class Session:
         return self._rollout.finished
 
     def call_tool(self, name: str, input: Any = None) -> ToolResult:
-        """Call a tool; the same result an agent's ``call_tool`` gives, never an exception
-        for a bad call. Raises :class:`RunLimitError` once the budget or deadline ended it."""
+        """Call a tool: the same result an agent's ``call_tool`` gives.
+
+        A bad call is an error result, never an exception. Raises :class:`RunLimitError` once
+        the budget or the deadline ended the session, :class:`SiloError` after it finished.
+        """
         rollout = self._rollout
         active = ACTIVE_ROLLOUT.get()
         if active is not None and active is not rollout:
@@ -177,7 +176,7 @@ class Session:
         reason = ended if ended not in (None, "completed") else "completed"
         result = rollout.finish(reason, None, json_value(output), reusable)
         if result is None:  # the deadline won the race
-            self._raise_ended()
+            return self._raise_ended()
         self._finalizer.detach()
         return result
 
@@ -191,7 +190,7 @@ class Session:
             self._finalizer.detach()
             _abandon(self._rollout, self._timer, "closed")
 
-    def _raise_ended(self) -> Any:
+    def _raise_ended(self) -> NoReturn:
         rollout = self._rollout
         if rollout.bridge.reason == "timeout":
             raise RunLimitError(
@@ -219,13 +218,8 @@ class Session:
     async def __aenter__(self) -> Session:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._exit(exc)
+    async def __aexit__(self, *exc_info: Any) -> None:
+        self._exit(exc_info[1])
 
     def _exit(self, exc: BaseException | None) -> None:
         if self._finalizer.alive:

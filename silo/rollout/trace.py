@@ -29,7 +29,7 @@ _OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0
 
 @functools.cache
 def _digit_table() -> tuple[str, ...]:
-    """ "000" to "999": a lookup is ~50x cheaper than formatting ``:03d`` on every event.
+    """Digits "000" to "999": a lookup is ~50x cheaper than formatting ``:03d`` on every event.
 
     Built by the first trace that needs it (building costs ~0.1 ms, which importing must not
     pay) and shared read-only afterwards.
@@ -46,8 +46,10 @@ def utc_now_iso(now: float | None = None) -> str:
 
 
 class Timestamps:
-    """The ``at`` texts of one trace, cached: events come many per second, a tool call's two
-    events mostly microseconds apart, and strftime is most of the cost of a timestamp.
+    """The ``at`` texts of one trace, cached.
+
+    Events come many per second, a tool call's two events mostly microseconds apart, and
+    strftime is most of the cost of a timestamp.
 
     One per :class:`TraceWriter`, so rollouts in flight on other threads never share (or
     race on) a cache; each cache is one tuple, replaced whole.
@@ -90,10 +92,10 @@ _NAMES: dict[str, str] = {}
 def _name_json(tool: str) -> str:
     """The JSON text of a tool name (cached: the same few names recur on every call)."""
     if type(tool) is not str:
-        return event_json(tool)
-    found = _NAMES.get(tool)
+        return str(event_json(tool))
+    found: str | None = _NAMES.get(tool)
     if found is None:
-        found = event_json(tool)
+        found = str(event_json(tool))
         if len(_NAMES) < 4096:
             _NAMES[tool] = found
     return found
@@ -181,6 +183,7 @@ class TraceWriter:
             _finish(fd, data[written:])
 
     def event(self, kind: str, fields: dict[str, Any]) -> None:
+        """Write one event: ``seq``, ``type`` and ``at`` first, then ``fields``."""
         self.seq += 1
         head = {"seq": self.seq, "type": kind, "at": self.stamps.at(_time())}
         self._write(event_json({**head, **{k: v for k, v in fields.items() if k not in head}}))
@@ -210,6 +213,7 @@ class TraceWriter:
     # per-call overhead). In memory they are recorded as fields and rendered when read.
 
     def tool_call(self, call_id: int, tool: str, input_json: str) -> None:
+        """Write the ``tool_call`` event of call ``call_id`` (``input_json`` is JSON text)."""
         self.seq = seq = self.seq + 1
         event = ("tool_call", seq, _time(), call_id, tool, "input", input_json, False, 0)
         if self._fd is None:
@@ -220,6 +224,7 @@ class TraceWriter:
     def tool_result(
         self, call_id: int, tool: str, output_json: str | bytes, is_error: bool, duration_ns: int
     ) -> None:
+        """Write the ``tool_result`` event of call ``call_id`` with its duration."""
         self.seq = seq = self.seq + 1
         event = (
             "tool_result", seq, _time(), call_id, tool, "output", output_json, is_error,
@@ -231,6 +236,7 @@ class TraceWriter:
             self._write(_tool_line(self.stamps, *event))
 
     def close(self) -> None:
+        """Close the trace file (kept lines stay readable); safe to call twice."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

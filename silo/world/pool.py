@@ -62,9 +62,11 @@ class World:
 
     @property
     def tracked(self) -> bool:
+        """True when the state is journaled (False: a deep-copied snapshot instead)."""
         return self._journal is not None
 
     def begin(self) -> None:
+        """Start recording: the rollout begins, every first touch is saved from now on."""
         if self._journal is not None:
             self._journal.mode = ACTIVE
 
@@ -74,11 +76,13 @@ class World:
             self._journal.mode = FROZEN
 
     def initial(self) -> Any:
+        """The state as the rollout began (read-only)."""
         if self._journal is None:
             return self._snapshot
         return self._journal.initial()
 
     def diff(self) -> dict[str, Any]:
+        """The ``state-diff.json`` document: what the rollout changed, in the world's order."""
         journal = self._journal
         if journal is None:
             return diff_states(self._snapshot, self.state)
@@ -198,6 +202,7 @@ class WorldPool:
         self.name = name
 
     def acquire(self) -> World:
+        """A fresh world for one rollout: a rolled-back one if free, else a new one."""
         with self._lock:
             world = self._free.pop() if self._free else None
         if world is None:
@@ -206,13 +211,16 @@ class WorldPool:
         return world
 
     def release(self, world: World, reusable: bool = True) -> None:
+        """Give ``world`` back; it is rolled back and kept only when ``reusable``."""
         if reusable and world.reset():
             with self._lock:
                 self._free.append(world)
 
     def derived(self, make: Callable[[World], T], world: World) -> T:
-        """``make(world)``, computed once per pool: a value every world of it shares (e.g. the
-        tool specs as JSON), kept here rather than on the world or the environment."""
+        """``make(world)``, computed once per pool: a value every world of it shares.
+
+        E.g. the tool specs as JSON: kept here rather than on the world or the environment.
+        """
         try:
             return cast(T, self._derived[make])
         except KeyError:
@@ -221,6 +229,7 @@ class WorldPool:
                 return cast(T, self._derived.setdefault(make, value))
 
     def tools(self) -> list[Tool]:
+        """The tools a world of this pool offers (for listing, not for calling)."""
         world = self.acquire()
         try:
             return list(world.tool_list)
@@ -231,9 +240,17 @@ class WorldPool:
 class WorldSource(Protocol):
     """What a pool is made from: an environment's ``create_state`` and ``bind_tools``."""
 
-    name: str
-    create_state: Callable[[], Any]
-    bind_tools: Callable[[Any], list[Tool]]
+    @property
+    def name(self) -> str:
+        """The environment's name."""
+
+    @property
+    def create_state(self) -> Callable[[], Any]:
+        """Builds a fresh initial state."""
+
+    @property
+    def bind_tools(self) -> Callable[[Any], list[Tool]]:
+        """Binds the tools to a state."""
 
 
 class WorldPools:

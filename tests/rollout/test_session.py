@@ -134,9 +134,9 @@ def test_a_session_closed_without_finish_leaves_an_honest_record(toy_project: Pa
     for name in ARTIFACTS:
         assert (result.run_dir / name).is_file(), name
 
-    with pytest.raises(ValueError):
-        with open_session("toy", "TASK-001", project_dir=toy_project) as failing:
-            raise ValueError("driver crashed")
+    failing = open_session("toy", "TASK-001", project_dir=toy_project)
+    with pytest.raises(ValueError), failing:
+        raise ValueError("driver crashed")
     assert failing.result is not None
     assert failing.result.error == (
         "the session was closed by ValueError: driver crashed without finish()"
