@@ -44,6 +44,7 @@ def serve(latency: float, calls: list[list[Any]], port_file: Path) -> None:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
 
         def log_message(self, *args: Any) -> None:
             pass

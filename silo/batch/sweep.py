@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.batch.point import Point, expand_tasks, point_id, run_point
@@ -34,11 +35,16 @@ __all__ = [
     "completed_points",
     "concurrency",
     "expand_tasks",
+    "ordered_map",
     "point_id",
     "record_infra_error",
     "run_point",
     "run_points",
 ]
+
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)  # a sweep keeps one per rollout: no __dict__ each
@@ -163,6 +169,26 @@ def concurrency(value: Any) -> int:
             f"max_concurrency must be a whole number >= 1 (rollouts in flight), got {value!r}",
         )
     return value
+
+
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], max_concurrency: int) -> Iterator[R]:
+    """``map(fn, items)`` with up to ``max_concurrency`` calls in flight, results in order.
+
+    For callers whose items are whole rollouts (e.g. ``silo-baseline check``): each call runs
+    on a thread of its own, and results are yielded as soon as every earlier one is in.
+    """
+    limit = concurrency(max_concurrency)
+    if limit == 1:
+        yield from map(fn, items)
+        return
+    with ThreadPoolExecutor(limit, thread_name_prefix="silo-rollout") as pool:
+        window: deque[Future[R]] = deque()
+        for item in items:
+            window.append(pool.submit(fn, item))
+            if len(window) >= limit:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
 
 
 @dataclass(frozen=True, slots=True)
