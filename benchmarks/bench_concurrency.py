@@ -191,7 +191,7 @@ def measure(agent: Any, label: str, rollouts: int, n: int, work: Path) -> dict[s
 
 
 _RSS_CHILD = """
-import asyncio, json, resource, sys, time
+import asyncio, json, sys
 from pathlib import Path
 from silo.batch.sweep import Point, run_points
 from silo.loading.environment import load_environment
@@ -204,10 +204,16 @@ async def agent(inp):
     await asyncio.sleep(1.0)  # every rollout in flight at once
     return {"output": "ok"}
 
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def hwm():
+    # VmHWM: ru_maxrss would include the parent's peak (Linux copies it across fork and exec).
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+
+before = hwm()
 run_points([Point(str(root), "TASK-002", agent, "rss", Budget())], n, project_dir=Path(sys.argv[4]),
            group_dir=work / f"rss{n}", group_id="rss", progress=False, max_concurrency=n)
-print(json.dumps({"before": before, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+print(json.dumps({"before": before, "peak": hwm()}))
 """
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import json
 from pathlib import Path
 
 import pytest
@@ -31,14 +31,14 @@ def _documents(runs: Path) -> list[bytes]:
 def test_silo_run_keeps_n_async_rollouts_in_flight(toy_project: Path) -> None:
     (toy_project / "sleepy.py").write_text(_SLEEPY)
     grid = ["-m", "env=toy", "task=TASK-001", "agent=file", "agent.path=sleepy.py", "runs=8"]
-    started = time.monotonic()
     proc = run("silo-run", toy_project, *grid, "max_concurrency=8", "fail_on_error=false")
-    elapsed = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr
-    assert "8 rollouts" in proc.stdout or "/8" in proc.stdout, proc.stdout
-    runs = list((toy_project / ".silo" / "runs").glob("*/*/result.json"))
+    runs = [
+        json.loads(p.read_text()) for p in (toy_project / ".silo" / "runs").glob("*/*/run.json")
+    ]
     assert len(runs) == 8
-    assert elapsed < 8.0, elapsed  # one at a time: 8 s of sleeping alone, plus start-up
+    # All eight were in flight at once: each started before any finished (timing-independent).
+    assert max(r["startedAt"] for r in runs) < min(r["finishedAt"] for r in runs)
 
 
 def test_silo_run_gives_the_same_bytes_at_1_and_8_in_flight(toy_project: Path) -> None:
