@@ -81,7 +81,8 @@ class CancelSignal:
         """Block until the run must stop or ``timeout`` s passed; True when it must stop."""
         return self._event.wait(timeout)
 
-    def _abort(self, reason: str) -> None:
+    def abort(self, reason: str) -> None:
+        """Tell the agent to stop, saying why (the first reason wins). Called by the engine."""
         if not self._event.is_set():
             self.reason = reason
             self._event.set()

@@ -61,7 +61,7 @@ class Bridge:
         """First reason wins: a run stopped by its tool limit stays ``max_tool_calls``."""
         if self.reason is None:
             self.reason = reason
-            self.signal._abort(reason)
+            self.signal.abort(reason)
 
     def call_tool(self, name: str, input: Any = None) -> ToolResult:
         """Run one tool call for the agent: validated, copied, counted and traced."""
