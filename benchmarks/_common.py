@@ -309,14 +309,15 @@ def act(env: Any, task: Any, agent_fn: Callable[[Any], Any]) -> tuple[Any, Any]:
     """Take a fresh world and run ``agent_fn`` on it through the engine's bridge, on this thread.
 
     Returns ``(world, output)`` with the world frozen; the caller grades it, diffs it and gives
-    it back with ``env.pool.release(world)``.
+    it back with ``SHARED_WORLDS.pool(env).release(world)``.
     """
     from silo.agents.contract import AgentInput
     from silo.rollout.bridge import Bridge
+    from silo.rollout.core import SHARED_WORLDS
     from silo.rollout.run import Budget
     from silo.rollout.trace import TraceWriter
 
-    world = env.pool.acquire()
+    world = SHARED_WORLDS.pool(env).acquire()
     bridge = Bridge(world, TraceWriter(None), Budget().max_tool_calls)
     inp = AgentInput(
         task=task.instruction,

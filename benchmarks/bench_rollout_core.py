@@ -18,12 +18,12 @@ from _common import ROOT, Report, act, header, median, p90, parser, pin_one_cpu,
 
 def core_loop(env, task, agent_fn):  # type: ignore[no-untyped-def]
     """One rollout through the engine's parts, on this thread."""
-    from silo.rollout.run import _grade
+    from silo.rollout.core import SHARED_WORLDS, grade
 
     world, output = act(env, task, agent_fn)
     diff = world.diff()
-    graded, error = _grade(env.verifier_for(task), world, output, task, diff)
-    env.pool.release(world)
+    graded, error = grade(env.verifier_for(task), world, output, task, diff)
+    SHARED_WORLDS.pool(env).release(world)
     assert graded is not None and graded.passed, error
     return diff
 

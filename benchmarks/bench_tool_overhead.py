@@ -92,6 +92,7 @@ def rollout_overheads(env, rounds: int) -> dict[str, list[tuple[str, float, floa
 
     from silo.agents.contract import ToolResult
     from silo.agents.resolve import resolve_agent
+    from silo.rollout.core import SHARED_WORLDS
     from silo.rollout.run import run_task
     from silo.tools import ToolError
 
@@ -109,11 +110,11 @@ def rollout_overheads(env, rounds: int) -> dict[str, list[tuple[str, float, floa
 
         return run_timed
 
-    world = env.pool.acquire()  # the pool hands this same world to every run_task below
+    world = SHARED_WORLDS.pool(env).acquire()  # the same world serves every run_task below
     originals = dict(world.tools)
     for name, tool in originals.items():
         world.tools[name] = dataclasses.replace(tool, run=timed(tool.run))
-    env.pool.release(world)
+    SHARED_WORLDS.pool(env).release(world)
 
     def direct(name, input=None):  # type: ignore[no-untyped-def]
         try:
@@ -152,9 +153,9 @@ def rollout_overheads(env, rounds: int) -> dict[str, list[tuple[str, float, floa
                     assert result.passed
     finally:
         gc.enable()
-    world = env.pool.acquire()
+    world = SHARED_WORLDS.pool(env).acquire()
     world.tools.update(originals)
-    env.pool.release(world)
+    SHARED_WORLDS.pool(env).release(world)
     return records
 
 
@@ -236,12 +237,13 @@ def main() -> None:
 
     from silo.loading.environment import load_environment
     from silo.rollout.bridge import Bridge
+    from silo.rollout.core import SHARED_WORLDS
     from silo.rollout.run import Budget
     from silo.rollout.trace import TraceWriter
     from silo.tools import define_tool
 
     env = load_environment("crm", ROOT)
-    world = env.pool.acquire()
+    world = SHARED_WORLDS.pool(env).acquire()
     noop = define_tool(
         "noop",
         "does nothing",
@@ -287,7 +289,7 @@ def main() -> None:
             trace.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        env.pool.release(world, reusable=False)
+        SHARED_WORLDS.pool(env).release(world, reusable=False)
     report.print_table(
         ["trace", "tool", "call_tool µs", "tool.run µs", "overhead µs", "overhead p90 µs"],
         rows,
@@ -329,10 +331,10 @@ def main() -> None:
     report.figure("harnessMedianUs", timing * 1e6)
     report.figure("rolloutEngineMedianUs", (median(all_over) - timing) * 1e6)
 
-    validator_candidates(report, {t.name: t for t in env.pool.tools()}, 20 if args.quick else 300)
+    validator_candidates(report, {t.name: t for t in env.tools()}, 20 if args.quick else 300)
 
     # Invalid input: every problem listed, through the full jsonschema report.
-    world = env.pool.acquire()
+    world = SHARED_WORLDS.pool(env).acquire()
     try:
         bridge = Bridge(world, TraceWriter(None), budget.max_tool_calls)
         bad = {"actorId": "nobody", "opportunityId": 7, "colour": "red"}
@@ -346,7 +348,7 @@ def main() -> None:
             bad_times.append(perf_counter() - t0)
             bridge.calls = 0
     finally:
-        env.pool.release(world)
+        SHARED_WORLDS.pool(env).release(world)
     problems = result["output"]["details"]["problems"]
     print(
         f"invalid input ({len(problems)} problems, first call {us(first)} µs, then median "

@@ -106,6 +106,7 @@ def _rollout_parts(env: Any, task: Any, agent_fn: Any) -> tuple[float, ...]:
     """Agent+tools, initial(), verifier, diff and rollback of one rollout, timed here."""
     from silo.agents.contract import output_text
     from silo.rollout.bridge import json_value
+    from silo.rollout.core import SHARED_WORLDS
     from silo.verifiers import VerifierContext, score
 
     t0 = perf_counter()
@@ -120,7 +121,7 @@ def _rollout_parts(env: Any, task: Any, agent_fn: Any) -> tuple[float, ...]:
     context = VerifierContext(output_text(output), task, json_value(state_diff))
     graded = score(verifier.id, verifier.check(world.state, initial, context))
     t4 = perf_counter()
-    env.pool.release(world)
+    SHARED_WORLDS.pool(env).release(world)
     t5 = perf_counter()
     assert graded.passed
     return t1 - t0, t2 - t1, t4 - t3, t3 - t2, t5 - t4

@@ -34,6 +34,7 @@ ORDER = [
     ("sweeps", "5. sweeps"),
     ("memory", "6. memory"),
     ("baselines", "7. baselines"),
+    ("concurrency", "8. rollouts in flight"),
 ]
 
 

@@ -2,7 +2,8 @@
 
 The public API. An environment exports ``create_state()``, ``bind_tools(state)`` (a list of
 :class:`Tool`) and ``verifiers`` (a list of :class:`Verifier`); :func:`run_task` runs one agent
-against one task and writes the run's artifacts.
+against one task and writes the run's artifacts; :func:`open_session` opens the same rollout for
+outside code (a trainer, a harness) to drive, one :class:`Session` per rollout in flight.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ if TYPE_CHECKING:
     from silo.batch.summary import summarize
     from silo.batch.sweep import run_points
     from silo.loading.environment import Environment, load_environment
-    from silo.rollout.run import Budget, RolloutResult, run_task
+    from silo.rollout.core import Budget, RolloutResult
+    from silo.rollout.run import run_task
+    from silo.rollout.session import Session, open_session
     from silo.validate.report import validate_environment
     from silo.world.indexes import Index
 
@@ -36,6 +39,7 @@ __all__ = [
     "Point",
     "RolloutResult",
     "RunLimitError",
+    "Session",
     "SiloError",
     "Task",
     "Tool",
@@ -48,6 +52,7 @@ __all__ = [
     "define_tool",
     "define_verifier",
     "load_environment",
+    "open_session",
     "optional",
     "run_points",
     "run_task",
@@ -66,8 +71,10 @@ _LAZY = {
     "Environment": "silo.loading.environment",
     "load_environment": "silo.loading.environment",
     "Index": "silo.world.indexes",
-    "Budget": "silo.rollout.run",
-    "RolloutResult": "silo.rollout.run",
+    "Budget": "silo.rollout.core",
+    "RolloutResult": "silo.rollout.core",
+    "Session": "silo.rollout.session",
+    "open_session": "silo.rollout.session",
     "run_task": "silo.rollout.run",
     "Point": "silo.batch.point",
     "run_points": "silo.batch.sweep",

@@ -14,7 +14,8 @@ which are results, not errors). The hierarchy, like httpx's and click's, is::
     ├── TaskError              a task file is wrong, or a task/verifier named is not there
     ├── AgentLoadError         an agent name, file or target cannot be built
     ├── ArtifactError          a run, group or sweep folder cannot be read or written
-    └── BaselineError          the baselines config is wrong, or an agent cannot be pinned
+    ├── BaselineError          the baselines config is wrong, or an agent cannot be pinned
+    └── SessionError           a session was used after it finished, or from another rollout
 
 :data:`CODES` maps every code to its class and meaning; a subclass refuses a code registered
 to another class, so a code always tells a caller which boundary failed. ``docs/cli.md``
@@ -36,6 +37,7 @@ __all__ = [
     "EnvironmentLoadError",
     "ErrorCode",
     "ScaffoldError",
+    "SessionError",
     "SiloError",
     "TaskError",
 ]
@@ -100,6 +102,10 @@ class BaselineError(SiloError):
     """The baselines config is missing or malformed, or an agent cannot be pinned."""
 
 
+class SessionError(SiloError):
+    """Outside code used a session wrongly: after ``finish``, or from another rollout's agent."""
+
+
 class ErrorCode(NamedTuple):
     """What :data:`CODES` says about one code: the class that carries it and what it means."""
 
@@ -149,5 +155,7 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("baselines_config_missing", BaselineError, "baselines/silo-baselines.yaml does not exist"),
     ("baselines_config_invalid", BaselineError, "the baselines config is malformed"),
     ("agent_not_deterministic", BaselineError, "the agent's results may vary, so cannot be pinned"),
+    ("session_finished", SessionError, "the session already finished; open a new one"),
+    ("session_wrong_rollout", SessionError, "a session's tools were called from another rollout"),
 )
 """Every error code: code → :class:`ErrorCode` (its class and meaning). Read-only."""

@@ -46,10 +46,12 @@ class ToolResult(dict[str, Any]):
 
     @property
     def output(self) -> Any:
+        """The tool's output (for an error, ``{"code", "message", "details"?}``)."""
         return self["output"]
 
     @property
     def is_error(self) -> bool:
+        """True when the call failed (unknown tool, invalid input, refusal, crash)."""
         return bool(self["isError"])
 
     def __await__(self) -> Generator[Any, None, ToolResult]:
@@ -68,15 +70,19 @@ class CancelSignal:
 
     @property
     def aborted(self) -> bool:
+        """True once the run must stop (the agent should return soon)."""
         return self._event.is_set()
 
     def is_set(self) -> bool:
+        """Same as :attr:`aborted`, so the signal reads like a ``threading.Event``."""
         return self._event.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
+        """Block until the run must stop or ``timeout`` s passed; True when it must stop."""
         return self._event.wait(timeout)
 
-    def _abort(self, reason: str) -> None:
+    def abort(self, reason: str) -> None:
+        """Tell the agent to stop, saying why (the first reason wins). Called by the engine."""
         if not self._event.is_set():
             self.reason = reason
             self._event.set()

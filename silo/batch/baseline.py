@@ -34,6 +34,7 @@ from typing import Any
 from silo.agents.resolve import resolve_agent
 from silo.batch.baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
 from silo.batch.point import Point, run_point
+from silo.batch.sweep import ordered_map
 from silo.errors import BaselineError, SiloError
 from silo.jsonio import pretty, write_text_atomic
 from silo.loading.environment import load_environment
@@ -235,16 +236,27 @@ def _stale(target: Target, project: Path, baselines_dir: Path) -> Iterator[Golde
             yield GoldenOutcome("STALE", *here, (f"{TOOL_EVENTS}.json",), note="tool_events is off")
 
 
-def check_goldens(target: Target, project: Path, baselines_dir: Path) -> Iterator[GoldenOutcome]:
-    """Rerun every point and compare with its goldens byte for byte (see the module docstring)."""
+def check_goldens(
+    target: Target, project: Path, baselines_dir: Path, max_concurrency: int = 1
+) -> Iterator[GoldenOutcome]:
+    """Rerun every point and compare with its goldens byte for byte (see the module docstring).
+
+    ``max_concurrency`` rollouts run at once; outcomes keep the points' order.
+    """
     folder = target.folder(baselines_dir)
+    goldens_of = {
+        p.task: {k: _read(folder / f"{p.task}.{k}.json") for k in target.kinds}
+        for p in target.points
+    }
+    rerun = [p for p in target.points if any(v is not None for v in goldens_of[p.task].values())]
+    reruns = ordered_map(lambda p: _documents_of(p, target.kinds, project), rerun, max_concurrency)
     for point in target.points:
         here = (target.env, target.agent_label, point.task)
-        goldens = {k: _read(folder / f"{point.task}.{k}.json") for k in target.kinds}
+        goldens = goldens_of[point.task]
         if all(text is None for text in goldens.values()):
             yield GoldenOutcome("MISSING", *here)
             continue
-        documents = _documents_of(point, target.kinds, project)
+        documents = next(reruns)
         if isinstance(documents, str):
             yield GoldenOutcome("ERROR", *here, lines=(documents,))
             continue

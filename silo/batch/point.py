@@ -18,13 +18,16 @@ from typing import Any
 from silo.errors import SiloError
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
-from silo.rollout.run import Budget, RolloutResult, run_task
+from silo.rollout.run import Budget, Interrupt, RolloutResult, run_task
+from silo.world.pool import WorldPools
 
 __all__ = ["Point", "expand_tasks", "point_id", "run_point"]
 
 
 @dataclass(frozen=True)
 class Point:
+    """One configuration to roll out: environment, task, agent (and its label), budget, seed."""
+
     env: str
     task: str
     agent: Any  # a name, a path, a target or a config mapping (see silo.agents)
@@ -75,11 +78,14 @@ def run_point(
     group_id: str | None = None,
     environment: Environment | None = None,
     agent: Any = None,
+    worlds: WorldPools | None = None,
+    interrupt: Interrupt | None = None,
 ) -> RolloutResult:
     """Run repeat ``repeat`` of ``point`` (seed ``point.seed + repeat``).
 
     ``runs_dir=None`` keeps the artifacts in memory. ``environment`` is ``point.env`` already
     loaded and ``agent`` ``point.agent`` already resolved, so repeats skip finding them again.
+    ``worlds`` and ``interrupt`` are the sweep's world pools and stop request (see run_task).
     """
     fields = {"pointId": point_id(point, repeat), "repeat": repeat} if group_id else None
     return run_task(
@@ -94,4 +100,6 @@ def run_point(
         group_id=group_id,
         agent_label=point.agent_label,
         run_fields=fields,
+        worlds=worlds,
+        interrupt=interrupt,
     )

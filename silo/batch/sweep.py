@@ -14,23 +14,28 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.batch.point import Point, expand_tasks, point_id, run_point
 from silo.errors import SiloError
 from silo.loading.environment import Environment, load_environment
-from silo.rollout.run import _project
+from silo.rollout.run import Interrupt
+from silo.world.pool import WorldPools
 
 # Point, run_point, point_id and expand_tasks live in silo.batch.point and are re-exported here.
 __all__ = [
     "Outcome",
     "Point",
     "completed_points",
+    "concurrency",
     "expand_tasks",
+    "ordered_map",
     "point_id",
     "record_infra_error",
     "run_point",
@@ -38,10 +43,17 @@ __all__ = [
 ]
 
 
+T = TypeVar("T")
+R = TypeVar("R")
+
+
 @dataclass(frozen=True, slots=True)  # a sweep keeps one per rollout: no __dict__ each
 class Outcome:
-    """One rollout of a sweep. The run folder is kept as text (``run_path``): a ``Path`` costs
-    about three times the memory of its ``str``, and a sweep holds one outcome per rollout."""
+    """One rollout of a sweep: its point, repeat, run folder, pass/fail or infra error.
+
+    The run folder is kept as text (``run_path``): a ``Path`` costs about three times the
+    memory of its ``str``, and a sweep holds one outcome per rollout.
+    """
 
     point: Point
     repeat: int
@@ -93,8 +105,10 @@ def record_infra_error(
     point_id: str | None = None,
     repeat: int | None = None,
 ) -> None:
-    """Append a rollout that could not start to ``group_dir/infra-errors.jsonl``, the one
-    record the group summary counts apart from agent failures."""
+    """Append a rollout that could not start to ``group_dir/infra-errors.jsonl``.
+
+    That file is the one record the group summary counts apart from agent failures.
+    """
     record = {
         "pointId": point_id,
         "environment": environment,
@@ -135,7 +149,7 @@ class _PointAgent:
             return self.spec
         self.tries += 1
         try:
-            resolved = resolve_agent(self.spec, self.environment, _project(self.project_dir))
+            resolved = resolve_agent(self.spec, self.environment, self.project_dir)
         except Exception:  # noqa: BLE001 - run_task resolves again and reports it as always
             self.tries = 2
             return self.spec
@@ -143,6 +157,52 @@ class _PointAgent:
             self.stable = resolved
         self.seen = resolved
         return resolved
+
+
+def concurrency(value: Any) -> int:
+    """``max_concurrency`` checked: a whole number >= 1 (one clear line otherwise)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SiloError(
+            "config_invalid",
+            f"max_concurrency must be a whole number >= 1 (rollouts in flight), got {value!r}",
+        )
+    return value
+
+
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], max_concurrency: int) -> Iterator[R]:
+    """``map(fn, items)`` with up to ``max_concurrency`` calls in flight, results in order.
+
+    For callers whose items are whole rollouts (e.g. ``silo-baseline check``): each call runs
+    on a thread of its own, and results are yielded as soon as every earlier one is in.
+    """
+    limit = concurrency(max_concurrency)
+    if limit == 1:
+        yield from map(fn, items)
+        return
+    with ThreadPoolExecutor(limit, thread_name_prefix="silo-rollout") as pool:
+        window: deque[Future[R]] = deque()
+        for item in items:
+            window.append(pool.submit(fn, item))
+            if len(window) >= limit:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One rollout of a sweep, planned in (point, repeat) order."""
+
+    index: int
+    point: Point
+    repeat: int
+    pid: str
+    label: str
+    environment: Environment | None
+    agent: Any
+    resumed_from: str | None
 
 
 def run_points(
@@ -155,51 +215,138 @@ def run_points(
     runs_root: Path | None = None,
     resume: bool = False,
     progress: Any = "auto",
+    max_concurrency: int = 1,
 ) -> list[Outcome]:
+    """Run every point ``runs`` times, up to ``max_concurrency`` rollouts in flight at once.
+
+    Each rollout in flight has an agent thread of its own (see :mod:`silo.rollout.worker`),
+    so sync and async agents alike overlap their waits, and one that hangs is abandoned at
+    its timeout without holding up the others. Outcomes, ``infra-errors.jsonl``,
+    ``resumed.jsonl`` and progress come in (point, repeat) order whatever finished first.
+    Ctrl-C stops starting rollouts, ends those in flight as ``interrupted`` with complete
+    records, then raises ``KeyboardInterrupt``; ``resume`` finishes the rest.
+    """
+    limit = concurrency(max_concurrency)
+    project = Path(project_dir).resolve()
     group_dir.mkdir(parents=True, exist_ok=True)
     done_before = completed_points(runs_root or group_dir.parent) if resume else {}
     bar = _Progress(len(points) * runs, progress)
-    outcomes: list[Outcome] = []
+    sweep = _Sweep(project, group_dir, group_id, bar)
+    jobs = _plan(points, runs, project, done_before)
+    if limit == 1:
+        for job in jobs:
+            sweep.emit(job, sweep.attempt(job))
+    else:
+        sweep.run_concurrently(jobs, limit)
+    return sweep.outcomes
+
+
+def _plan(
+    points: list[Point], runs: int, project: Path, done_before: Mapping[str, Path]
+) -> Iterator[_Job]:
+    """The rollouts in (point, repeat) order; each point's environment loaded once."""
+    index = 0
     for point in points:
         try:  # once per point; a point whose environment cannot load reports it per rollout
-            environment: Environment | None = load_environment(point.env, project_dir)
+            environment: Environment | None = load_environment(point.env, project)
         except SiloError:
             environment = None
-        agents = _PointAgent(point.agent, environment, project_dir)
+        agents = _PointAgent(point.agent, environment, project)
         for repeat in range(runs):
             pid = point_id(point, repeat)
             label = f"{point.task} {point.agent_label} #{repeat + 1}"
-            if pid in done_before:
-                _append_jsonl(
-                    group_dir / "resumed.jsonl", {"pointId": pid, "runDir": str(done_before[pid])}
-                )
-                outcomes.append(Outcome(point, repeat, str(done_before[pid]), True, resumed=True))
-                bar.step(f"{label} (resumed)")
-                continue
+            found = done_before.get(pid)
+            resumed = None if found is None else str(found)
+            agent = agents.next() if resumed is None else None
+            yield _Job(index, point, repeat, pid, label, environment, agent, resumed)
+            index += 1
+
+
+class _Sweep:
+    """The running state of one ``run_points`` call: its pools, stop request and outcomes."""
+
+    def __init__(self, project: Path, group_dir: Path, group_id: str, bar: _Progress) -> None:
+        self.project, self.group_dir, self.group_id, self.bar = project, group_dir, group_id, bar
+        self.worlds = WorldPools()  # this sweep's worlds: one per rollout in flight, reused
+        self.interrupt = Interrupt()
+        self.outcomes: list[Outcome] = []
+        self.settings: dict[str, Any] = {  # what every rollout of the sweep shares
+            "project_dir": project,
+            "runs_dir": group_dir,
+            "group_id": group_id,
+            "worlds": self.worlds,
+            "interrupt": self.interrupt,
+        }
+
+    def attempt(self, job: _Job) -> Outcome:
+        """Run one rollout (on any thread); a rollout that cannot start is an infra outcome."""
+        if job.resumed_from is not None:
+            return Outcome(job.point, job.repeat, job.resumed_from, True, resumed=True)
+        try:
+            result = run_point(
+                job.point, job.repeat, environment=job.environment, agent=job.agent,
+                **self.settings,
+            )  # fmt: skip
+        except SiloError as exc:
+            return Outcome(job.point, job.repeat, None, False, infra_error=exc.message)
+        run_path = None if result.run_dir is None else str(result.run_dir)
+        return Outcome(job.point, job.repeat, run_path, result.passed)
+
+    def emit(self, job: _Job, outcome: Outcome) -> None:
+        """Record an outcome (on the calling thread, in plan order): files, progress, list."""
+        if outcome.resumed:
+            _append_jsonl(
+                self.group_dir / "resumed.jsonl", {"pointId": job.pid, "runDir": outcome.run_path}
+            )
+            self.bar.step(f"{job.label} (resumed)")
+        elif outcome.infra_error is not None:
+            record_infra_error(
+                self.group_dir,
+                environment=job.point.env,
+                task_id=job.point.task,
+                agent=job.point.agent_label,
+                error=outcome.infra_error,
+                point_id=job.pid,
+                repeat=job.repeat,
+            )
+            self.bar.step(f"{job.label} ERROR")
+        else:
+            self.bar.step(f"{job.label} {'PASS' if outcome.passed else 'FAIL'}")
+        self.outcomes.append(outcome)
+
+    def run_concurrently(self, jobs: Iterator[_Job], limit: int) -> None:
+        """Keep up to ``limit`` rollouts in flight; emit outcomes in plan order."""
+        ready: dict[int, tuple[_Job, Outcome]] = {}
+        in_flight: dict[Future[Outcome], _Job] = {}
+        pending = iter(jobs)
+        next_index = 0
+        with ThreadPoolExecutor(limit, thread_name_prefix="silo-rollout") as pool:
             try:
-                result = run_point(
-                    point,
-                    repeat,
-                    project_dir=project_dir,
-                    runs_dir=group_dir,
-                    group_id=group_id,
-                    environment=environment,
-                    agent=agents.next(),
-                )
-            except SiloError as exc:
-                record_infra_error(
-                    group_dir,
-                    environment=point.env,
-                    task_id=point.task,
-                    agent=point.agent_label,
-                    error=exc.message,
-                    point_id=pid,
-                    repeat=repeat,
-                )
-                outcomes.append(Outcome(point, repeat, None, False, infra_error=exc.message))
-                bar.step(f"{label} ERROR")
-                continue
-            run_path = None if result.run_dir is None else str(result.run_dir)
-            outcomes.append(Outcome(point, repeat, run_path, result.passed))
-            bar.step(f"{label} {'PASS' if result.passed else 'FAIL'}")
-    return outcomes
+                while True:
+                    for job in pending:
+                        if job.resumed_from is not None:
+                            ready[job.index] = (job, self.attempt(job))
+                        else:
+                            in_flight[pool.submit(self.attempt, job)] = job
+                        if len(in_flight) >= limit:
+                            break
+                    if not in_flight:
+                        break
+                    finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        job = in_flight.pop(future)
+                        ready[job.index] = (job, future.result())
+                    next_index = self._emit_ready(ready, next_index)
+            except KeyboardInterrupt:
+                self.interrupt.fire()  # those in flight end now, each with its whole record
+                for future, job in in_flight.items():
+                    ready[job.index] = (job, future.result())
+                self._emit_ready(ready, next_index)
+                raise
+        self._emit_ready(ready, next_index)
+
+    def _emit_ready(self, ready: dict[int, tuple[_Job, Outcome]], next_index: int) -> int:
+        while next_index in ready:
+            self.emit(*ready.pop(next_index))
+            next_index += 1
+        return next_index

@@ -186,13 +186,16 @@ def _lines(outcome: GoldenOutcome, job: Job, project: Path, base: Path) -> Itera
     yield from (f"  {line}" for line in outcome.lines)
 
 
-def _report(command: str, jobs: list[Job], project: Path, base: Path) -> int:
+def _report(command: str, jobs: list[Job], project: Path, base: Path, in_flight: int = 1) -> int:
     from silo.batch import baseline
 
-    operation = baseline.check_goldens if command == "check" else baseline.record_goldens
     counts: Counter[str] = Counter()
     for job in jobs:
-        for outcome in operation(job.target, project, base):
+        if command == "check":
+            outcomes = baseline.check_goldens(job.target, project, base, in_flight)
+        else:
+            outcomes = baseline.record_goldens(job.target, project, base)
+        for outcome in outcomes:
             counts[outcome.status] += 1
             sys.stdout.write("\n".join(_lines(outcome, job, project, base)) + "\n")
             sys.stdout.flush()
@@ -214,16 +217,22 @@ def run(argv: Sequence[str] | None = None) -> int:
         from silo.batch.baseline import require_deterministic
         from silo.cli.hydra.setup import check_group_overrides, prepare
 
+        from silo.batch.sweep import concurrency
+
         project = prepare()
         base = project / "baselines"
-        check_group_overrides(list(args.overrides), project)
-        jobs = plan_jobs(args.overrides, project, base)
+        words = [w for w in args.overrides if not w.startswith("max_concurrency=")]
+        in_flight = concurrency(
+            next((w.split("=", 1)[1] for w in args.overrides if w not in words), 1)
+        )
+        check_group_overrides(words, project)
+        jobs = plan_jobs(words, project, base)
         for job in jobs:
             require_deterministic(job.target, project)
     except SiloError as exc:
         sys.stderr.write(f"{PROG}: {exc.message}\n")
         return 2
-    return _report(args.command, jobs, project, base)
+    return _report(args.command, jobs, project, base, in_flight)
 
 
 def main() -> None:

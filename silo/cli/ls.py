@@ -67,7 +67,7 @@ def environments_listing(project: Path) -> dict[str, Any]:
 def environment_listing(name: str, project: Path) -> dict[str, Any]:
     env = load_environment(name, project)
     try:
-        tools = env.pool.tools()
+        tools = env.tools()
     except Exception as exc:
         raise SiloError(
             "runtime_load_failed",

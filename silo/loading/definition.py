@@ -9,17 +9,14 @@ the worlds (see :mod:`silo.world.pool`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from silo.errors import TaskError
 from silo.tasks import Task
 from silo.tools import Tool
 from silo.verifiers import Verifier
-
-if TYPE_CHECKING:
-    from silo.world.pool import WorldPool
 
 __all__ = ["DEFAULT_ENTRYPOINT", "MANIFEST", "Environment", "Manifest"]
 
@@ -57,7 +54,6 @@ class Environment:
     bind_tools: Callable[[Any], list[Tool]]
     verifiers: dict[str, Verifier]
     package: str
-    _pool: WorldPool | None = field(default=None, repr=False, compare=False)
 
     def task(self, task_id: str) -> Task:
         """The task ``task_id``; an unknown id raises :class:`TaskError` listing the known ones."""
@@ -85,19 +81,9 @@ class Environment:
             )
         return verifier
 
-    @property
-    def pool(self) -> WorldPool:
-        """Transitional: a world pool kept on the definition for callers not yet moved.
-
-        Pooling belongs to the rollout layer (``silo.world.pool.WorldPools``, held by whoever
-        runs rollouts); this property and ``_pool`` go once ``silo.rollout`` and ``silo-ls``
-        stop calling it. New code must not use it.
-        """
-        if self._pool is None:
-            from silo.world.pool import WorldPool
-
-            self._pool = WorldPool(self.create_state, self.bind_tools, self.name)
-        return self._pool
+    def tools(self) -> list[Tool]:
+        """The tools bound to a fresh initial state (for listing and checking them, not for rollouts)."""
+        return list(self.bind_tools(self.create_state()))
 
     @property
     def solver_path(self) -> Path:
@@ -106,4 +92,4 @@ class Environment:
 
     def tool_specs(self) -> list[dict[str, Any]]:
         """The specs of the tools bound to a fresh initial state, as agents are offered them."""
-        return [tool.spec() for tool in self.bind_tools(self.create_state())]
+        return [tool.spec() for tool in self.tools()]

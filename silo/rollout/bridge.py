@@ -61,9 +61,10 @@ class Bridge:
         """First reason wins: a run stopped by its tool limit stays ``max_tool_calls``."""
         if self.reason is None:
             self.reason = reason
-            self.signal._abort(reason)
+            self.signal.abort(reason)
 
     def call_tool(self, name: str, input: Any = None) -> ToolResult:
+        """Run one tool call for the agent: validated, copied, counted and traced."""
         # One function for the whole common path (valid input, the tool returns JSON): every
         # call saved shows in the per-call overhead. Refusals and failures build their error
         # output in the helpers below.
@@ -131,6 +132,7 @@ class Bridge:
             return ToolResult(output=output, isError=is_error)
 
     def emit(self, kind: str, data: Mapping[str, Any]) -> None:
+        """Add an agent event (e.g. ``model_step``) to the trace, summing its ``usage``."""
         with self.lock:
             self.trace.event(kind, dict(data))
             usage = data.get("usage") if kind == "model_step" else None

@@ -9,6 +9,7 @@ with three decimals (to the microsecond).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -17,52 +18,72 @@ from typing import Any
 
 from silo.jsonio import compact_encoder
 
-__all__ = ["TraceWriter", "utc_now_iso"]
+__all__ = ["Timestamps", "TraceWriter", "event_json", "utc_now_iso"]
 
-_dumps = compact_encoder(json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr))
+event_json = compact_encoder(
+    json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr)
+)
 _time = time.time
 _OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
 
-# The formatted whole second of the last timestamp: events come many per second, and
-# strftime is most of the cost of a timestamp. One tuple, so threads never see half of it.
-_SECOND: tuple[int, str] = (-1, "")
-# "000" to "999": a lookup is ~50x cheaper than formatting ``:03d`` on every event. Built by
-# the first event that needs it (building it costs ~0.1 ms, which importing must not pay).
-_DIGITS3: tuple[str, ...] = ()
 
+@functools.cache
+def _digit_table() -> tuple[str, ...]:
+    """Digits "000" to "999": a lookup is ~50x cheaper than formatting ``:03d`` on every event.
 
-def _digits3() -> tuple[str, ...]:
-    global _DIGITS3
-    _DIGITS3 = tuple([str(n)[1:] for n in range(1000, 2000)])
-    return _DIGITS3
-
-
-# The last timestamp and the times that certainly share its text: (from, until, text). A tool
-# call's two events are mostly microseconds apart, so the second is usually this text again.
-_MILLI: tuple[float, float, str] = (0.0, 0.0, "")
+    Built by the first trace that needs it (building costs ~0.1 ms, which importing must not
+    pay) and shared read-only afterwards.
+    """
+    return tuple([str(n)[1:] for n in range(1000, 2000)])
 
 
 def utc_now_iso(now: float | None = None) -> str:
-    global _SECOND, _MILLI
+    """``now`` (default: the current time) as UTC ISO-8601 to the millisecond, e.g. for run.json."""
     t = _time() if now is None else now
-    cached = _MILLI
-    if cached[0] <= t < cached[1]:
-        return cached[2]
     whole = int(t)
-    second = _SECOND
-    if second[0] == whole:
-        prefix = second[1]
-    else:
-        prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
-        _SECOND = (whole, prefix)
-    ms = int((t - whole) * 1000)
-    if 0 <= ms < 1000:
-        text = f"{prefix}.{(_DIGITS3 or _digits3())[ms]}Z"
-        # Any later time up to a microsecond before the next millisecond has the same text:
-        # ``t - whole`` is exact, and the microsecond dwarfs the rounding of ``until``.
-        _MILLI = (t, whole + (ms + 0.999) / 1000, text)
-        return text
-    return f"{prefix}.{ms:03d}Z"  # a time before 1970: the same text as it always had
+    prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+    return f"{prefix}.{int((t - whole) * 1000):03d}Z"
+
+
+class Timestamps:
+    """The ``at`` texts of one trace, cached.
+
+    Events come many per second, a tool call's two events mostly microseconds apart, and
+    strftime is most of the cost of a timestamp.
+
+    One per :class:`TraceWriter`, so rollouts in flight on other threads never share (or
+    race on) a cache; each cache is one tuple, replaced whole.
+    """
+
+    __slots__ = ("digits", "milli", "second")
+
+    def __init__(self) -> None:
+        self.digits = _digit_table()
+        # The formatted whole second of the last timestamp: (second, text).
+        self.second: tuple[int, str] = (-1, "")
+        # The last timestamp and the times that certainly share its text: (from, until, text).
+        self.milli: tuple[float, float, str] = (0.0, 0.0, "")
+
+    def at(self, t: float) -> str:
+        """The text of time ``t``, exactly what :func:`utc_now_iso` gives for it."""
+        cached = self.milli
+        if cached[0] <= t < cached[1]:
+            return cached[2]
+        whole = int(t)
+        second = self.second
+        if second[0] == whole:
+            prefix = second[1]
+        else:
+            prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+            self.second = (whole, prefix)
+        ms = int((t - whole) * 1000)
+        if 0 <= ms < 1000:
+            text = f"{prefix}.{self.digits[ms]}Z"
+            # Any later time up to a microsecond before the next millisecond has the same text:
+            # ``t - whole`` is exact, and the microsecond dwarfs the rounding of ``until``.
+            self.milli = (t, whole + (ms + 0.999) / 1000, text)
+            return text
+        return f"{prefix}.{ms:03d}Z"  # a time before 1970: the same text as it always had
 
 
 _NAMES: dict[str, str] = {}
@@ -71,10 +92,10 @@ _NAMES: dict[str, str] = {}
 def _name_json(tool: str) -> str:
     """The JSON text of a tool name (cached: the same few names recur on every call)."""
     if type(tool) is not str:
-        return _dumps(tool)
-    found = _NAMES.get(tool)
+        return str(event_json(tool))
+    found: str | None = _NAMES.get(tool)
     if found is None:
-        found = _dumps(tool)
+        found = str(event_json(tool))
         if len(_NAMES) < 4096:
             _NAMES[tool] = found
     return found
@@ -87,6 +108,7 @@ def _finish(fd: int, data: bytes) -> None:
 
 
 def _tool_line(
+    stamps: Timestamps,
     kind: str,
     seq: int,
     t: float,
@@ -106,8 +128,8 @@ def _tool_line(
     # UTF-8 from orjson, decoded only now that it is needed.
     text = json_text.decode() if isinstance(json_text, bytes) else json_text
     name = _NAMES.get(tool) if type(tool) is str else None
-    milli = _MILLI  # utc_now_iso's cache, read here to save a call
-    at = milli[2] if milli[0] <= t < milli[1] else utc_now_iso(t)
+    milli = stamps.milli  # the cache of stamps.at, read here to save a call
+    at = milli[2] if milli[0] <= t < milli[1] else stamps.at(t)
     head = (
         f'{{"seq":{seq},"type":"{kind}","at":"{at}","callId":{call_id},'
         f'"tool":{name or _name_json(tool)},"{key}":{text}'
@@ -115,7 +137,7 @@ def _tool_line(
     if key == "input":
         return head + "}"
     us = (duration_ns + 500) // 1000
-    digits = _DIGITS3 or _digits3()
+    digits = stamps.digits
     return (
         f'{head},"isError":{"true" if is_error else "false"},'
         f'"durationMs":{us // 1000}.{digits[us % 1000]}}}'
@@ -123,10 +145,13 @@ def _tool_line(
 
 
 class TraceWriter:
-    __slots__ = ("seq", "_fd", "_lines")
+    """One rollout's trace: a file it streams to, or lines kept in memory (``path`` None)."""
+
+    __slots__ = ("seq", "stamps", "_fd", "_lines")
 
     def __init__(self, path: Path | None) -> None:
         self.seq = 0
+        self.stamps = Timestamps()
         # A raw descriptor: each line is one write(2), which is what a flush per line costs
         # anyway, without the buffered text layer in between. Closed by close().
         self._fd: int | None = os.open(path, _OPEN_FLAGS, 0o666) if path else None
@@ -144,7 +169,7 @@ class TraceWriter:
         lines = self._lines
         for index, line in enumerate(lines):
             if type(line) is tuple:
-                lines[index] = _tool_line(*line)
+                lines[index] = _tool_line(self.stamps, *line)
         return lines
 
     def _write(self, line: str) -> None:
@@ -158,9 +183,10 @@ class TraceWriter:
             _finish(fd, data[written:])
 
     def event(self, kind: str, fields: dict[str, Any]) -> None:
+        """Write one event: ``seq``, ``type`` and ``at`` first, then ``fields``."""
         self.seq += 1
-        head = {"seq": self.seq, "type": kind, "at": utc_now_iso()}
-        self._write(_dumps({**head, **{k: v for k, v in fields.items() if k not in head}}))
+        head = {"seq": self.seq, "type": kind, "at": self.stamps.at(_time())}
+        self._write(event_json({**head, **{k: v for k, v in fields.items() if k not in head}}))
 
     def event_with_json(
         self, kind: str, fields: dict[str, Any], key: str, raw: str, raw_utf8: bytes
@@ -170,9 +196,9 @@ class TraceWriter:
         ``raw_utf8`` is ``raw`` encoded, so a large cached value is written without copies.
         """
         self.seq += 1
-        head = {"seq": self.seq, "type": kind, "at": utc_now_iso()}
-        text = _dumps({**head, **{k: v for k, v in fields.items() if k not in head}})
-        start = f"{text[:-1]},{_dumps(key)}:"
+        head = {"seq": self.seq, "type": kind, "at": self.stamps.at(_time())}
+        text = event_json({**head, **{k: v for k, v in fields.items() if k not in head}})
+        start = f"{text[:-1]},{event_json(key)}:"
         fd = self._fd
         if fd is None:
             self._lines.append(f"{start}{raw}}}")
@@ -187,16 +213,18 @@ class TraceWriter:
     # per-call overhead). In memory they are recorded as fields and rendered when read.
 
     def tool_call(self, call_id: int, tool: str, input_json: str) -> None:
+        """Write the ``tool_call`` event of call ``call_id`` (``input_json`` is JSON text)."""
         self.seq = seq = self.seq + 1
         event = ("tool_call", seq, _time(), call_id, tool, "input", input_json, False, 0)
         if self._fd is None:
             self._lines.append(event)
         else:
-            self._write(_tool_line(*event))
+            self._write(_tool_line(self.stamps, *event))
 
     def tool_result(
         self, call_id: int, tool: str, output_json: str | bytes, is_error: bool, duration_ns: int
     ) -> None:
+        """Write the ``tool_result`` event of call ``call_id`` with its duration."""
         self.seq = seq = self.seq + 1
         event = (
             "tool_result", seq, _time(), call_id, tool, "output", output_json, is_error,
@@ -205,9 +233,10 @@ class TraceWriter:
         if self._fd is None:
             self._lines.append(event)
         else:
-            self._write(_tool_line(*event))
+            self._write(_tool_line(self.stamps, *event))
 
     def close(self) -> None:
+        """Close the trace file (kept lines stay readable); safe to call twice."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

@@ -1,50 +1,77 @@
 """Agent threads: run an agent on a reusable daemon thread, abandon it if it hangs.
 
-Contract: :func:`start_agent` runs ``agent.fn(inp)`` (awaiting it when it returns an
-awaitable) on an idle worker thread in a fresh ``contextvars`` context and returns the worker,
-a :class:`Done` flag and the box that receives ``returned`` or ``error``. :func:`release_worker`
-gives the worker back when its agent returned; a worker whose agent is still running (abandoned
-after a timeout) is retired and exits when that agent finally returns. Starting a thread per
-rollout cost more than a whole scripted rollout, hence the reuse.
+Contract: :meth:`AgentWorkers.start` runs ``agent.fn(inp)`` (awaiting it, on an event loop of
+that thread's own, when it returns an awaitable) on an idle worker thread in a fresh
+``contextvars`` context and returns an :class:`AgentJob`. When the agent returns or raises, the
+job calls ``on_return`` first (the rollout refuses calls from then on: an agent's stray threads
+cannot act after it returned), then records the outcome, sets ``finished`` and sets the
+caller's ``wake`` event. :meth:`AgentWorkers.release` gives the worker back when its agent
+returned; a worker whose agent is still running (abandoned after a timeout) is retired and
+exits when that agent finally returns. Starting a thread per rollout cost more than a whole
+scripted rollout, hence the reuse.
+
+Every agent gets a thread of its own, so an agent that never yields (a CPU loop, a blocking
+sleep, ``async`` code that never awaits) holds up nothing but itself: the GIL switches threads
+every few milliseconds, and the rollout's driver abandons the thread at the timeout.
 """
 
 from __future__ import annotations
 
-import _thread
+import asyncio
 import contextvars
 import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from silo.agents.contract import AgentInput
 from silo.agents.resolve import ResolvedAgent
 
-__all__ = ["Done", "release_worker", "start_agent"]
+__all__ = ["AgentJob", "AgentWorkers", "WORKERS"]
 
 
-class Done:
-    """A one-shot "the agent returned" flag (an Event without the Condition machinery)."""
+class AgentJob:
+    """One agent's run on a worker: what it returned or raised, and whether it has finished."""
 
-    __slots__ = ("_lock", "flag")
+    __slots__ = (
+        "agent", "inp", "enter", "on_return", "wake", "finished", "has_returned", "returned",
+        "error",
+    )  # fmt: skip
 
-    def __init__(self) -> None:
-        self._lock = _thread.allocate_lock()
-        self._lock.acquire()
-        self.flag = False
+    def __init__(
+        self,
+        agent: ResolvedAgent,
+        inp: AgentInput,
+        enter: Callable[[], Any],
+        on_return: Callable[[], None],
+        wake: threading.Event,
+    ) -> None:
+        self.agent, self.inp, self.enter = agent, inp, enter
+        self.on_return, self.wake = on_return, wake
+        self.finished = threading.Event()
+        self.has_returned = False
+        self.returned: Any = None
+        self.error: BaseException | None = None
 
-    def set(self) -> None:
-        self.flag = True
-        self._lock.release()
+    def run(self) -> None:
+        """Run the agent to its end on this thread (called by the worker in a fresh context)."""
+        try:
+            self.enter()
+            value = self.agent.fn(self.inp)
+            if hasattr(value, "__await__"):
+                value = asyncio.run(_awaited(value))
+            self.on_return()
+            self.returned, self.has_returned = value, True
+        except BaseException as exc:  # noqa: BLE001 - any failure of the agent is reported
+            self.on_return()
+            self.error = exc
+        finally:
+            self.finished.set()
+            self.wake.set()
 
-    def is_set(self) -> bool:
-        return self.flag
 
-    def wait(self, timeout: float) -> bool:
-        if self.flag:
-            return True
-        if self._lock.acquire(True, timeout):
-            self._lock.release()  # every later wait returns at once
-        return self.flag
+async def _awaited(value: Any) -> Any:
+    return await value
 
 
 class _AgentWorker:
@@ -57,10 +84,10 @@ class _AgentWorker:
     __slots__ = ("_go", "_job", "_mutex", "_retired", "thread")
 
     def __init__(self) -> None:
-        self._go = _thread.allocate_lock()
+        self._go = threading.Lock()
         self._go.acquire()
-        self._job: tuple[Any, ...] | None = None
-        self._mutex = _thread.allocate_lock()
+        self._job: AgentJob | None = None
+        self._mutex = threading.Lock()
         self._retired = False
         self.thread = threading.Thread(target=self._loop, daemon=True, name="silo-agent")
         self.thread.start()
@@ -73,79 +100,66 @@ class _AgentWorker:
             if job is None:
                 return
             # A fresh, empty context per agent, as a new thread would start with.
-            contextvars.Context().run(_run_agent, *job)
+            contextvars.Context().run(job.run)
             del job  # let the finished rollout's objects go
             with self._mutex:
                 if self._retired:
                     return
 
-    def submit(self, name: str, job: tuple[Any, ...]) -> None:
+    def submit(self, name: str, job: AgentJob) -> None:
         self.thread.name = name
         self._job = job
         self._go.release()
 
-    def finish(self, done: Done) -> bool:
+    def finish(self, job: AgentJob) -> bool:
         """After a rollout: True when the agent returned (the worker is free again)."""
         with self._mutex:
-            if done.is_set():
+            if job.finished.is_set():
                 return True
             self._retired = True
             return False
 
 
-_IDLE: list[_AgentWorker] = []
-_IDLE_LOCK = _thread.allocate_lock()
+class AgentWorkers:
+    """The idle agent threads of this process, handed out one per rollout in flight."""
+
+    def __init__(self) -> None:
+        self._idle: list[_AgentWorker] = []
+        self._lock = threading.Lock()
+
+    def start(
+        self,
+        agent: ResolvedAgent,
+        inp: AgentInput,
+        name: str,
+        *,
+        enter: Callable[[], Any],
+        on_return: Callable[[], None],
+        wake: threading.Event,
+    ) -> tuple[_AgentWorker, AgentJob]:
+        """Start ``agent`` on an idle worker (a new one if none is idle)."""
+        job = AgentJob(agent, inp, enter, on_return, wake)
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+        if worker is None:
+            worker = _AgentWorker()
+        worker.submit(name, job)
+        return worker, job
+
+    def release(self, worker: _AgentWorker, job: AgentJob) -> None:
+        """Keep ``worker`` for the next rollout if its agent returned, else retire it."""
+        if worker.finish(job):
+            with self._lock:
+                self._idle.append(worker)
+
+    def forget(self) -> None:
+        """Drop every idle worker: in a forked child their threads do not exist."""
+        self._idle = []
+        self._lock = threading.Lock()
 
 
-def _take_worker() -> _AgentWorker:
-    with _IDLE_LOCK:
-        if _IDLE:
-            return _IDLE.pop()
-    return _AgentWorker()
-
-
-def _return_worker(worker: _AgentWorker, done: Done) -> None:
-    if worker.finish(done):
-        with _IDLE_LOCK:
-            _IDLE.append(worker)
-
-
-def _forget_workers() -> None:
-    global _IDLE_LOCK
-    _IDLE.clear()  # their threads do not exist in a forked child
-    _IDLE_LOCK = _thread.allocate_lock()
-
+WORKERS = AgentWorkers()
+"""The process's agent threads (a thread pool: it holds idle threads, never results)."""
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_workers)
-
-
-def _run_agent(agent: ResolvedAgent, inp: AgentInput, box: dict[str, Any], done: Done) -> None:
-    try:
-        returned = agent.fn(inp)
-        if hasattr(returned, "__await__"):
-            import asyncio
-
-            async def _await() -> Any:
-                return await returned
-
-            returned = asyncio.run(_await())
-        box["returned"] = returned
-    except BaseException as exc:  # noqa: BLE001 - any failure of the agent is reported
-        box["error"] = exc
-    finally:
-        done.set()
-
-
-def start_agent(
-    agent: ResolvedAgent, inp: AgentInput, name: str
-) -> tuple[_AgentWorker, Done, dict[str, Any]]:
-    box: dict[str, Any] = {}
-    done = Done()
-    worker = _take_worker()
-    worker.submit(name, (agent, inp, box, done))
-    return worker, done, box
-
-
-def release_worker(worker: _AgentWorker, done: Done) -> None:
-    _return_worker(worker, done)
+    os.register_at_fork(after_in_child=WORKERS.forget)

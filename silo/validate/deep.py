@@ -31,6 +31,7 @@ from silo.errors import SiloError
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception, load_file
+from silo.rollout.core import SHARED_WORLDS
 from silo.rollout.run import RolloutResult, run_task
 from silo.schema.validator import validator_for
 from silo.tasks import Task
@@ -198,7 +199,8 @@ def _check_independent_states(env: Environment, report: Report) -> None:
 def _check_reset(env: Environment, report: Report) -> None:
     if not env.tasks:
         return
-    world = env.pool.acquire()
+    pool = SHARED_WORLDS.pool(env)  # the pool run_task took this environment's worlds from
+    world = pool.acquire()
     try:
         fresh = env.create_state()
         if canonical(world.state) != canonical(fresh):
@@ -213,7 +215,7 @@ def _check_reset(env: Environment, report: Report) -> None:
     except Exception as exc:
         report.error("world_not_reset", f"comparing the pooled world failed: {exc}")
     finally:
-        env.pool.release(world)
+        pool.release(world)
 
 
 def _check_leaks(env: Environment, recorded: list[Calls], report: Report) -> None:

@@ -24,7 +24,7 @@ from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 from silo.world.journal import Journal
-from silo.world.tracked import COLL, DELETE, TrackedDict, TrackedList
+from silo.world.tracked import COLL, DELETE, slot
 
 __all__ = ["Index"]
 
@@ -57,8 +57,9 @@ class Index:
     def keys(self, state: Mapping[str, Any], value: Hashable) -> list[Any]:
         """Keys of the rows whose ``field`` equals ``value``, in the collection's order."""
         coll: dict[Any, Any] = state[self.collection]
-        journal = getattr(coll, "_j", None)
-        if type(journal) is Journal and getattr(coll, "_row", None) is COLL:
+        found = slot(coll)
+        journal = None if found is None else found[0]
+        if type(journal) is Journal and found is not None and found[2] is COLL:
             live = dict.get(journal.root, self.collection)
             if live is coll:  # the world's own collection, not a detached or replaced one
                 return _filed(journal, self, coll).lookup(value)
@@ -165,8 +166,9 @@ class _Filed:
         True for the journal's own tracked rows (and immutable scalars); false for a plain
         container a tool stored, or a tracked row stored under a second key.
         """
-        if type(row) is TrackedDict or type(row) is TrackedList:
-            return row._j is self.journal and row._row == key
+        found = slot(row)
+        if found is not None:
+            return found[0] is self.journal and found[2] == key
         return not isinstance(row, (dict, list))
 
     def _build(self) -> None:

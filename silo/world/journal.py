@@ -23,6 +23,7 @@ from silo.world.tracked import (
     TrackedDict,
     track,
     track_top,
+    tracked_dict,
 )
 
 __all__ = ["ACTIVE", "FROZEN", "IDLE", "Journal", "Log", "Rows", "StateMutationError", "Whole"]
@@ -69,6 +70,7 @@ class _ReadOnly:
     __slots__ = ()
 
     def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
+        """Told before a change to slot ``(top, row)``: save the pre-image on first touch."""
         raise StateMutationError("the initial world is read-only; verifiers must not modify it")
 
 
@@ -76,6 +78,8 @@ _READ_ONLY = _ReadOnly()
 
 
 class Journal:
+    """A world's record of what its rollout touched: pre-images, shadows and index watchers."""
+
     __slots__ = ("root", "mode", "dirty", "recs", "root_keys", "shadows", "watchers")
 
     def __init__(self) -> None:
@@ -93,6 +97,7 @@ class Journal:
         self.watchers: dict[Any, dict[Any, Any]] = {}
 
     def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
+        """Told before a change to slot ``(top, row)``: save its pre-image on first touch."""
         if self.watchers:
             self._tell_watchers(top, row, key, op)
         if self.mode != ACTIVE:
@@ -187,13 +192,12 @@ class Journal:
                     value.pop(key, None)
                 else:
                     value[key] = before
-        shadow = TrackedDict()
-        shadow._j, shadow._top, shadow._row = _READ_ONLY, top, COLL
-        dict.update(shadow, value)
+        shadow = tracked_dict(value, _READ_ONLY, top, COLL)
         self.shadows[top] = (current, shadow)
         return shadow
 
     def initial(self) -> dict[Any, Any]:
+        """The state as the rollout began, sharing untouched rows (read-only views)."""
         if self.root_keys is None:
             state = dict(self.root)
             for top, rec in self.recs.items():
@@ -208,6 +212,7 @@ class Journal:
         return state
 
     def rollback(self) -> None:
+        """Restore the world in place to how the rollout began, key order included."""
         self.mode = IDLE
         root = self.root
         watchers = self.watchers

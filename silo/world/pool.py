@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import copy
 import threading
+import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 from silo.jsonio import canonical
 from silo.tools import Tool
@@ -26,7 +27,9 @@ from silo.world.diff import ABSENT, diff_states, diff_value, row_keys
 from silo.world.journal import ACTIVE, FROZEN, Journal, Log, Rows, StateMutationError
 from silo.world.tracked import NotTrackable, track_root
 
-__all__ = ["World", "WorldPool", "StateMutationError"]
+__all__ = ["World", "WorldPool", "WorldPools", "StateMutationError"]
+
+T = TypeVar("T")
 
 
 class World:
@@ -56,13 +59,14 @@ class World:
         for item in tools:
             self.tools[getattr(item, "name", "")] = item
         self.tool_list = tools
-        self.tools_json: tuple[str, bytes, list[Any]] | None = None  # see rollout._tools_json
 
     @property
     def tracked(self) -> bool:
+        """True when the state is journaled (False: a deep-copied snapshot instead)."""
         return self._journal is not None
 
     def begin(self) -> None:
+        """Start recording: the rollout begins, every first touch is saved from now on."""
         if self._journal is not None:
             self._journal.mode = ACTIVE
 
@@ -72,11 +76,13 @@ class World:
             self._journal.mode = FROZEN
 
     def initial(self) -> Any:
+        """The state as the rollout began (read-only)."""
         if self._journal is None:
             return self._snapshot
         return self._journal.initial()
 
     def diff(self) -> dict[str, Any]:
+        """The ``state-diff.json`` document: what the rollout changed, in the world's order."""
         journal = self._journal
         if journal is None:
             return diff_states(self._snapshot, self.state)
@@ -176,7 +182,11 @@ class World:
 
 
 class WorldPool:
-    """Fresh worlds on demand, reusing rolled-back ones (thread-safe)."""
+    """Fresh worlds on demand, reusing rolled-back ones (thread-safe).
+
+    Each rollout in flight holds a world of its own; a released world is rolled back and
+    handed to the next rollout, so a pool holds as many worlds as were ever in flight at once.
+    """
 
     def __init__(
         self,
@@ -188,9 +198,11 @@ class WorldPool:
         self._bind_tools = bind_tools
         self._free: list[World] = []
         self._lock = threading.Lock()
+        self._derived: dict[Callable[[World], Any], Any] = {}
         self.name = name
 
     def acquire(self) -> World:
+        """A fresh world for one rollout: a rolled-back one if free, else a new one."""
         with self._lock:
             world = self._free.pop() if self._free else None
         if world is None:
@@ -199,13 +211,68 @@ class WorldPool:
         return world
 
     def release(self, world: World, reusable: bool = True) -> None:
+        """Give ``world`` back; it is rolled back and kept only when ``reusable``."""
         if reusable and world.reset():
             with self._lock:
                 self._free.append(world)
 
+    def derived(self, make: Callable[[World], T], world: World) -> T:
+        """``make(world)``, computed once per pool: a value every world of it shares.
+
+        E.g. the tool specs as JSON: kept here rather than on the world or the environment.
+        """
+        try:
+            return cast(T, self._derived[make])
+        except KeyError:
+            value = make(world)
+            with self._lock:
+                return cast(T, self._derived.setdefault(make, value))
+
     def tools(self) -> list[Tool]:
+        """The tools a world of this pool offers (for listing, not for calling)."""
         world = self.acquire()
         try:
             return list(world.tool_list)
         finally:
             self.release(world)
+
+
+class WorldSource(Protocol):
+    """What a pool is made from: an environment's ``create_state`` and ``bind_tools``."""
+
+    @property
+    def name(self) -> str:
+        """The environment's name."""
+
+    @property
+    def create_state(self) -> Callable[[], Any]:
+        """Builds a fresh initial state."""
+
+    @property
+    def bind_tools(self) -> Callable[[Any], list[Tool]]:
+        """Binds the tools to a state."""
+
+
+class WorldPools:
+    """One :class:`WorldPool` per environment, for whoever runs rollouts (thread-safe).
+
+    Keyed by the environment object and dropped with it: pooling lives with the runner, not on
+    the environment (which stays a definition).
+    """
+
+    def __init__(self) -> None:
+        self._pools: dict[int, WorldPool] = {}
+        self._lock = threading.Lock()
+
+    def pool(self, source: WorldSource) -> WorldPool:
+        """The pool of ``source``'s worlds, made on first use."""
+        key = id(source)
+        found = self._pools.get(key)
+        if found is None:
+            with self._lock:
+                found = self._pools.get(key)
+                if found is None:
+                    found = WorldPool(source.create_state, source.bind_tools, source.name)
+                    self._pools[key] = found
+                    weakref.finalize(source, self._pools.pop, key, None)
+        return found

@@ -21,12 +21,14 @@ __all__ = [
     "COLL",
     "LIST",
     "ROOT",
-    "Journal",
+    "ChangeListener",
     "NotTrackable",
     "TrackedDict",
     "TrackedList",
+    "slot",
     "track",
     "track_root",
+    "tracked_dict",
     "track_top",
 ]
 
@@ -49,8 +51,11 @@ DELETE = _Marker("DELETE")
 SET = _Marker("SET")
 
 
-class Journal(Protocol):
-    def touch(self, top: Any, row: Any, key: Any, op: _Marker) -> None: ...
+class ChangeListener(Protocol):
+    """What a tracked container tells before it changes (a world's journal, in practice)."""
+
+    def touch(self, top: Any, row: Any, key: Any, op: _Marker) -> None:
+        """Slot ``(top, row)`` is about to change at ``key`` by ``op`` (SET, DELETE, APPEND)."""
 
 
 class NotTrackable(TypeError):
@@ -58,8 +63,10 @@ class NotTrackable(TypeError):
 
 
 class TrackedDict(dict[Any, Any]):
+    """A ``dict`` that tells its listener before every change; reads are plain dict reads."""
+
     __slots__ = ("_j", "_top", "_row")
-    _j: Journal
+    _j: ChangeListener
     _top: Any
     _row: Any
 
@@ -76,31 +83,36 @@ class TrackedDict(dict[Any, Any]):
         dict.__delitem__(self, key)
 
     def pop(self, key: Any, *default: Any) -> Any:
+        """``dict.pop``, told to the listener first."""
         if key in self:
             self._t(key, DELETE)
         return dict.pop(self, key, *default)
 
     def popitem(self) -> tuple[Any, Any]:
+        """``dict.popitem``, told to the listener first."""
         if self:
             self._t(next(reversed(self)), DELETE)
         return dict.popitem(self)
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
+        """``dict.setdefault``, told to the listener first when it adds a key."""
         if key not in self:
             self._t(key, SET)
         return dict.setdefault(self, key, default)
 
     def update(self, *args: Any, **kwargs: Any) -> None:
+        """``dict.update``, told to the listener first for every key."""
         incoming = dict(*args, **kwargs)
         for key in incoming:
             self._t(key, SET)
         dict.update(self, incoming)
 
-    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[override,misc]
+    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[misc]
         self.update(other)
         return self
 
     def clear(self) -> None:
+        """``dict.clear``, told to the listener first for every key."""
         for key in list(self):
             self._t(key, DELETE)
         dict.clear(self)
@@ -116,8 +128,10 @@ class TrackedDict(dict[Any, Any]):
 
 
 class TrackedList(list[Any]):
+    """A ``list`` that tells its listener before every change; reads are plain list reads."""
+
     __slots__ = ("_j", "_top", "_row")
-    _j: Journal
+    _j: ChangeListener
     _top: Any
     _row: Any
 
@@ -127,18 +141,21 @@ class TrackedList(list[Any]):
         self._j.touch(self._top, self._row, self, op)
 
     def append(self, value: Any) -> None:
+        """``list.append``, told to the listener first (as an append)."""
         self._t(APPEND)
         list.append(self, value)
 
     def extend(self, values: Iterable[Any]) -> None:
+        """``list.extend``, told to the listener first (as an append)."""
         self._t(APPEND)
         list.extend(self, values)
 
-    def __iadd__(self, values: Iterable[Any]) -> TrackedList:  # type: ignore[override,misc]
+    def __iadd__(self, values: Iterable[Any]) -> TrackedList:  # type: ignore[misc]
         self.extend(values)
         return self
 
     def insert(self, index: SupportsIndex, value: Any) -> None:
+        """``list.insert``, told to the listener first."""
         self._t()
         list.insert(self, index, value)
 
@@ -151,28 +168,33 @@ class TrackedList(list[Any]):
         list.__delitem__(self, index)
 
     def pop(self, index: SupportsIndex = -1) -> Any:
+        """``list.pop``, told to the listener first."""
         self._t()
         return list.pop(self, index)
 
     def remove(self, value: Any) -> None:
+        """``list.remove``, told to the listener first."""
         self._t()
         list.remove(self, value)
 
     def clear(self) -> None:
+        """``list.clear``, told to the listener first."""
         self._t()
         list.clear(self)
 
     def sort(self, *args: Any, **kwargs: Any) -> None:
+        """``list.sort``, told to the listener first."""
         self._t()
         list.sort(self, *args, **kwargs)
 
     def reverse(self) -> None:
+        """``list.reverse``, told to the listener first."""
         self._t()
         list.reverse(self)
 
-    def __imul__(self, n: SupportsIndex) -> TrackedList:  # type: ignore[override,misc]
+    def __imul__(self, n: SupportsIndex) -> TrackedList:
         self._t()
-        return list.__imul__(self, n)  # type: ignore[return-value]
+        return list.__imul__(self, n)
 
     def __copy__(self) -> list[Any]:
         return list(self)
@@ -187,18 +209,26 @@ class TrackedList(list[Any]):
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def _tracked_dict(items: Any, journal: Journal, top: Any, row: Any) -> TrackedDict:
+def slot(container: Any) -> tuple[ChangeListener, Any, Any] | None:
+    """``(listener, top, row)`` of a tracked container, None for anything else."""
+    if type(container) is TrackedDict or type(container) is TrackedList:
+        return container._j, container._top, container._row
+    return None
+
+
+def tracked_dict(items: Any, journal: ChangeListener, top: Any, row: Any) -> TrackedDict:
+    """A :class:`TrackedDict` of ``items`` (taken as they are) in slot ``(top, row)``."""
     out = TrackedDict()
     out._j, out._top, out._row = journal, top, row
     dict.update(out, items)
     return out
 
 
-def track(value: Any, journal: Journal, top: Any, row: Any) -> Any:
+def track(value: Any, journal: ChangeListener, top: Any, row: Any) -> Any:
     """A tracked deep copy of ``value`` whose containers all belong to slot ``(top, row)``."""
     cls = type(value)
     if cls is dict or cls is TrackedDict:
-        return _tracked_dict(
+        return tracked_dict(
             {k: track(v, journal, top, row) for k, v in value.items()}, journal, top, row
         )
     if cls is list or cls is TrackedList:
@@ -211,15 +241,15 @@ def track(value: Any, journal: Journal, top: Any, row: Any) -> Any:
     raise NotTrackable(f"state holds a {cls.__name__}, which is not a JSON value")
 
 
-def track_root(state: dict[str, Any], journal: Journal) -> TrackedDict:
+def track_root(state: dict[str, Any], journal: ChangeListener) -> TrackedDict:
     """Track a whole world: top-level dicts become collections, top-level lists logs."""
     items = {key: track_top(key, value, journal) for key, value in state.items()}
-    return _tracked_dict(items, journal, ROOT, None)
+    return tracked_dict(items, journal, ROOT, None)
 
 
-def track_top(key: Any, value: Any, journal: Journal) -> Any:
+def track_top(key: Any, value: Any, journal: ChangeListener) -> Any:
     """A tracked copy of one top-level value, with its rows in their own slots."""
     if type(value) is dict or type(value) is TrackedDict:
         rows = {k: track(v, journal, key, k) for k, v in value.items()}
-        return _tracked_dict(rows, journal, key, COLL)
+        return tracked_dict(rows, journal, key, COLL)
     return track(value, journal, key, LIST if isinstance(value, list) else None)

@@ -62,7 +62,7 @@ def test_generated_checks_agree_with_jsonschema_on_the_crm_tools() -> None:
     rng = random.Random(5)
     sampler = SchemaSampler(rng, {"USR-001": None, "OPP-005": None})
     checked = 0
-    for tool in env.pool.tools():
+    for tool in env.tools():
         schema = dict(tool.input_schema)
         check = compile_check(schema)
         assert check is not None, tool.name  # every CRM schema is in the generated subset

@@ -81,6 +81,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         runs_root=plan.runs_dir,
         resume=plan.resume,
         progress=plan.progress,
+        max_concurrency=plan.max_concurrency,
     )
     failed = [o for o in outcomes if not o.passed]
     if group_dir.name.startswith("group_"):

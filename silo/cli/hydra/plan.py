@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.batch.point import Point, expand_tasks
+from silo.batch.sweep import concurrency
 from silo.errors import SiloError
 from silo.loading.environment import load_environment
 from silo.rollout.run import Budget
@@ -30,6 +31,7 @@ class Plan:
     fail_on_error: bool
     progress: Any
     runs_dir: Path
+    max_concurrency: int = 1
 
 
 def _positive_int(value: Any, key: str, minimum: int = 1) -> int:
@@ -96,4 +98,5 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         fail_on_error=_flag(cfg.get("fail_on_error", True), "fail_on_error"),
         progress=cfg.get("progress", "auto"),
         runs_dir=Path(str(cfg.get("runs_dir") or project / ".silo" / "runs")),
+        max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
     )

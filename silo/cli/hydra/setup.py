@@ -34,6 +34,7 @@ TOP_KEYS = (
     "resume",
     "fail_on_error",
     "progress",
+    "max_concurrency",
     "runs_dir",
     "hydra",
     "sweep",

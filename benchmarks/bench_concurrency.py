@@ -1,0 +1,299 @@
+"""Benchmark 8 — many rollouts in flight: model-latency-bound rollouts at max_concurrency=N.
+
+A local OpenAI-compatible server (threaded, 127.0.0.1, in its own process so its CPU is not
+counted) answers every chat-completions request after a fixed latency, replaying the CRM
+solver's TASK-002 tool calls: one tool call per request, then the final answer (4 requests per
+rollout). Measured with ``run_points(..., max_concurrency=N)``:
+
+* ``openai``       — ``agent=openai`` against that server;
+* ``async script`` — an async scripted agent that awaits the same latency before each step and
+  makes the same calls (what the wall-time target measures if the model agent's own client is
+  the bottleneck);
+
+each: wall time against the ideal ``ceil(R/N) × 4 × latency``, rollouts passed, the peak number
+of requests in flight at the server, and framework CPU per rollout (process CPU / rollouts).
+Last, the peak RSS of N rollouts in flight on the 1.4 MB τ²-retail-size world of
+``bench_world_size.py`` against one rollout on it (each in a fresh process).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from _common import PYTHON, ROOT, Report, bench_env, header, parser, scratch
+
+HERE = Path(__file__).resolve().parent
+TAU2_RETAIL_BYTES = 1_400_000
+
+
+# -- the fake model server (runs in a child process: ``--serve``) ----------------------------
+
+
+def serve(latency: float, calls: list[list[Any]], port_file: Path) -> None:
+    """Answer chat completions after ``latency`` s: call k of ``calls`` at step k, then text."""
+    lock = threading.Lock()
+    stats = {"in_flight": 0, "peak": 0, "requests": 0}
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _send(self, body: dict[str, Any]) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            with lock:
+                self._send(dict(stats))
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            request = json.loads(self.rfile.read(length))
+            with lock:
+                stats["in_flight"] += 1
+                stats["requests"] += 1
+                stats["peak"] = max(stats["peak"], stats["in_flight"])
+            try:
+                time.sleep(latency)
+                step = sum(1 for m in request["messages"] if m.get("role") == "tool")
+                if step < len(calls):
+                    name, args = calls[step]
+                    message = {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": f"call_{step}",
+                                "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(args)},
+                            }
+                        ],
+                    }
+                    finish = "tool_calls"
+                else:
+                    message, finish = {"role": "assistant", "content": "done"}, "stop"
+                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+                self._send(
+                    {
+                        "id": "chatcmpl-bench",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": "bench",
+                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                        "usage": usage,
+                    }
+                )
+            finally:
+                with lock:
+                    stats["in_flight"] -= 1
+
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 2048
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    port_file.write_text(str(server.server_address[1]))
+    server.serve_forever()
+
+
+class FakeModel:
+    """The server child process: ``base_url`` while it runs, ``stats()`` from it."""
+
+    def __init__(self, latency: float, calls: list[list[Any]], work: Path) -> None:
+        port_file = work / "port"
+        calls_file = work / "calls.json"
+        calls_file.write_text(json.dumps(calls))
+        self.proc = subprocess.Popen(
+            [PYTHON, __file__, "--serve", str(latency), str(calls_file), str(port_file)],
+            cwd=HERE,
+        )
+        for _ in range(200):
+            if port_file.exists() and port_file.read_text():
+                break
+            time.sleep(0.05)
+        self.base_url = f"http://127.0.0.1:{port_file.read_text()}/v1"
+
+    def stats(self) -> dict[str, int]:
+        import urllib.request
+
+        with urllib.request.urlopen(self.base_url[: -len("/v1")] + "/stats") as reply:
+            return dict(json.loads(reply.read()))
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+# -- the measurements ---------------------------------------------------------------------
+
+
+def solver_calls() -> list[list[Any]]:
+    """The CRM solver's TASK-002 tool calls, as ``[name, input]`` pairs."""
+    from silo.rollout.run import run_task
+
+    result = run_task("crm", "TASK-002", "solver", project_dir=ROOT, write_artifacts=False)
+    events = [json.loads(line) for line in result.trace_lines]
+    return [[e["tool"], e["input"]] for e in events if e["type"] == "tool_call"]
+
+
+def _async_agent(latency: float, calls: list[list[Any]]) -> Any:
+    import asyncio
+
+    async def agent(inp: Any) -> dict[str, str]:
+        for name, args in calls:
+            await asyncio.sleep(latency)
+            await inp.call_tool(name, args)
+        await asyncio.sleep(latency)
+        return {"output": "done"}
+
+    return agent
+
+
+def measure(agent: Any, label: str, rollouts: int, n: int, work: Path) -> dict[str, float]:
+    """Wall time, passes and CPU of ``rollouts`` rollouts of TASK-002 at ``n`` in flight."""
+    from silo.batch.sweep import Point, run_points
+    from silo.rollout.run import Budget
+
+    point = Point("crm", "TASK-002", agent, label, Budget(timeout_ms=120_000))
+    cpu0 = time.process_time()
+    t0 = time.perf_counter()
+    outcomes = run_points(
+        [point],
+        rollouts,
+        project_dir=ROOT,
+        group_dir=work / label.replace(" ", "-"),
+        group_id=label,
+        progress=False,
+        max_concurrency=n,
+    )
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
+    return {
+        "wall": wall,
+        "passed": sum(o.passed for o in outcomes),
+        "cpu_ms": cpu / rollouts * 1000,
+    }
+
+
+_RSS_CHILD = """
+import asyncio, json, sys
+from pathlib import Path
+from silo.batch.sweep import Point, run_points
+from silo.loading.environment import load_environment
+from silo.rollout.run import Budget
+
+root, n, work = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+env = load_environment(root, Path(sys.argv[4]))
+
+async def agent(inp):
+    await asyncio.sleep(1.0)  # every rollout in flight at once
+    return {"output": "ok"}
+
+def hwm():
+    # VmHWM: ru_maxrss would include the parent's peak (Linux copies it across fork and exec).
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+
+before = hwm()
+run_points([Point(str(root), "TASK-002", agent, "rss", Budget())], n, project_dir=Path(sys.argv[4]),
+           group_dir=work / f"rss{n}", group_id="rss", progress=False, max_concurrency=n)
+print(json.dumps({"before": before, "peak": hwm()}))
+"""
+
+
+def peak_rss(root: Path, n: int, work: Path) -> int:
+    """Peak RSS (KiB) of a fresh process running ``n`` rollouts in flight on ``root``'s world."""
+    script = work / "rss_child.py"
+    script.write_text(_RSS_CHILD)
+    out = subprocess.run(
+        [PYTHON, str(script), str(root), str(n), str(work), str(ROOT)],
+        capture_output=True,
+        text=True,
+        env=bench_env(),
+        check=True,
+    )
+    return int(json.loads(out.stdout.strip().splitlines()[-1])["peak"])
+
+
+def main() -> None:
+    args = parser(__doc__.splitlines()[0]).parse_args()
+    header("bench_concurrency: rollouts in flight against a fixed-latency model", args.quick)
+    report = Report("concurrency", args)
+    rollouts, n, latency = (16, 8, 0.05) if args.quick else (512, 256, 0.5)
+    work = scratch("concurrency-")
+    calls = solver_calls()
+    ideal = math.ceil(rollouts / n) * (len(calls) + 1) * latency
+    model = FakeModel(latency, calls, work)
+    rows = []
+    try:
+        openai = {
+            "_target_": "silo.agents.openai.OpenAIAgent",
+            "model": "bench",
+            "base_url": model.base_url,
+            "temperature": None,
+            "max_retries": 0,
+        }
+        for label, agent in (
+            ("openai", openai),
+            ("async script", _async_agent(latency, calls)),
+        ):
+            got = measure(agent, label, rollouts, n, work)
+            after = model.stats()
+            peak = after["peak"] if label == "openai" else float("nan")
+            rows.append(
+                [label, rollouts, n, f"{got['wall']:.2f}", f"{ideal:.2f}",
+                 f"{got['wall'] / ideal:.2f}", got["passed"], peak, f"{got['cpu_ms']:.2f}"]
+            )  # fmt: skip
+            key = label.replace(" ", "_")
+            report.figure(f"{key}WallS", got["wall"])
+            report.figure(f"{key}CpuMsPerRollout", got["cpu_ms"])
+            report.ratio(f"{label}: wall / ideal", got["wall"] / ideal, 1.25)
+            report.ratio(f"{label}: rollouts passed", got["passed"], rollouts, ">=")
+            report.ratio(f"{label}: framework CPU ms per rollout", got["cpu_ms"], 2.0)
+            if label == "openai":
+                report.ratio("openai: peak requests in flight / N", peak / n, 0.9, ">=")
+    finally:
+        model.close()
+    report.print_table(
+        ["agent", "R", "N", "wall s", "ideal s", "ratio", "passed", "peak in flight", "CPU ms/R"],
+        rows,
+    )
+
+    # Memory: N rollouts in flight on the τ²-retail-size world against one.
+    sys.path.insert(0, str(HERE))
+    from bench_world_size import build_world
+
+    size = 43_000 if args.quick else TAU2_RETAIL_BYTES
+    root, _, _ = build_world(size, work, "rss-world")
+    one = peak_rss(root, 1, work)
+    many = peak_rss(root, n, work)
+    report.print_table(
+        ["in flight", "peak RSS MiB"], [[1, f"{one / 1024:.1f}"], [n, f"{many / 1024:.1f}"]]
+    )
+    report.figure("rssOneKiB", one)
+    report.figure("rssManyKiB", many)
+    report.ratio(f"peak_rss({n} in flight)/peak_rss(1)", many / one, 2.0)
+    report.done()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--serve":
+        serve(float(sys.argv[2]), json.loads(Path(sys.argv[3]).read_text()), Path(sys.argv[4]))
+    else:
+        main()

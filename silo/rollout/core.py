@@ -1,0 +1,386 @@
+"""The rollout core: one rollout from its ``run_start`` event to its four artifacts.
+
+Contract: :meth:`Rollout.open` takes a fresh world, allocates the run folder (when artifacts are
+written), opens the trace and writes ``run_start``. Tool calls go through ``rollout.bridge``.
+:meth:`Rollout.finish` ends it once: no call may start after it began, the verifier grades the
+frozen world, ``trace.jsonl`` is completed and ``state-diff.json``, ``result.json`` and
+``run.json`` are written; the world goes back to its pool. Every driver (:func:`run_task` with
+an agent on a worker thread, :class:`~silo.rollout.session.Session` driven by outside code,
+sweeps and baselines through ``run_task``) ends its rollouts here, so they agree byte for byte.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from silo.agents.contract import output_text
+from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
+from silo.artifacts.run_folder import allocate_run_dir, build_result
+from silo.errors import ConfigError
+from silo.jsonio import write_json_atomic
+from silo.loading.environment import Environment, find_project_dir, load_environment
+from silo.rollout.bridge import Bridge, json_value
+from silo.rollout.trace import TraceWriter, event_json, utc_now_iso
+from silo.tasks import Task
+from silo.verifiers import Score, Verifier, VerifierContext, score
+from silo.world.pool import World, WorldPool, WorldPools
+
+__all__ = [
+    "ACTIVE_ROLLOUT",
+    "SHARED_WORLDS",
+    "Budget",
+    "Rollout",
+    "RolloutResult",
+    "grade",
+    "locate",
+]
+
+SHARED_WORLDS = WorldPools()
+"""The worlds of rollouts whose caller brought no pools of its own (a cache, never results)."""
+
+ACTIVE_ROLLOUT: contextvars.ContextVar[Rollout | None] = contextvars.ContextVar(
+    "silo_active_rollout", default=None
+)
+"""The rollout whose agent runs in this context: sessions refuse calls made for another one."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The limits of one rollout: tool calls it may make and wall time before it times out."""
+
+    max_tool_calls: int = 100
+    timeout_ms: int = 120_000
+
+    @classmethod
+    def of(cls, value: Budget | Mapping[str, Any] | None) -> Budget:
+        """A budget from itself, a mapping of its two keys (checked: one clear error), or None."""
+        if value is None:
+            return cls()
+        if isinstance(value, Budget):
+            return value
+        unknown = set(value) - {"max_tool_calls", "timeout_ms"}
+        if unknown:
+            raise ConfigError(
+                "budget_invalid",
+                f"unknown budget key {sorted(unknown)[0]!r}; use max_tool_calls and timeout_ms",
+            )
+        fields = {}
+        for key, default in (("max_tool_calls", 100), ("timeout_ms", 120_000)):
+            raw = value.get(key, default)
+            if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+                raise ConfigError(
+                    "budget_invalid",
+                    f"budget.{key} must be a positive whole number, got {raw!r}",
+                )
+            fields[key] = raw
+        return cls(**fields)
+
+
+@dataclass
+class RolloutResult:
+    """What a rollout produced; ``result`` and ``state_diff`` are the two oracle documents."""
+
+    environment: str
+    task: Task
+    result: ResultDocument
+    state_diff: dict[str, Any]
+    run: dict[str, Any]
+    run_id: str | None = None
+    run_dir: Path | None = None
+    # The run's trace writer: kept in memory (write_artifacts=False), its tool events are
+    # rendered to text only when trace_lines is read.
+    trace: TraceWriter | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def trace_lines(self) -> list[str]:
+        """The trace's lines when it was kept in memory (empty when it went to trace.jsonl)."""
+        return [] if self.trace is None else self.trace.lines
+
+    @property
+    def passed(self) -> bool:
+        """Whether every required check passed."""
+        return bool(self.result["passed"])
+
+    @property
+    def reward(self) -> float:
+        """The verifier's reward in [0, 1]."""
+        return float(self.result["reward"])
+
+    @property
+    def termination_reason(self) -> str:
+        """Why the rollout ended: completed, max_tool_calls, timeout, agent_error, interrupted."""
+        return str(self.result["terminationReason"])
+
+    @property
+    def error(self) -> str | None:
+        """The one-line reason the rollout went wrong, or None."""
+        error = self.result["error"]
+        return None if error is None else str(error)
+
+    @property
+    def agent_output(self) -> Any:
+        """The agent's final answer, as result.json records it."""
+        return self.result["agentOutput"]
+
+    @property
+    def tool_calls(self) -> int:
+        """Tool calls recorded (refused ones are not counted)."""
+        return int(self.result["toolCalls"])
+
+
+def tools_json(world: World) -> tuple[str, bytes, list[dict[str, Any]]]:
+    """The tool specs and the ``tools`` of ``run_start`` as JSON text and UTF-8.
+
+    Made once per pool (:meth:`WorldPool.derived`): every world of an environment offers the
+    same tools, and a rollout must not pay for serialising them again.
+    """
+    specs = [t.spec() for t in world.tool_list]
+    text = event_json(specs)
+    return text, text.encode("utf-8"), specs
+
+
+class Rollout:
+    """One rollout's world, bridge and trace, from ``run_start`` to its four artifacts."""
+
+    def __init__(
+        self,
+        environment: Environment,
+        task: Task,
+        verifier: Verifier,
+        limits: Budget,
+        pool: WorldPool,
+        world: World,
+        trace: TraceWriter,
+        run_id: str | None,
+        run_dir: Path | None,
+        run: dict[str, Any],
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.environment, self.task, self.verifier, self.limits = (
+            environment,
+            task,
+            verifier,
+            limits,
+        )
+        self.pool, self.world, self.trace = pool, world, trace
+        self.run_id, self.run_dir, self.run_fields = run_id, run_dir, run
+        self.extra = dict(extra or {})  # the caller's own run.json keys, written last
+        self.bridge = Bridge(world, trace, limits.max_tool_calls)
+        self.tool_specs: list[dict[str, Any]] = []
+        self.clock = time.monotonic()
+        self.deadline = float("inf")
+        self.result: RolloutResult | None = None
+        self._finishing = threading.Lock()
+
+    @classmethod
+    def open(
+        cls,
+        environment: Environment,
+        task: Task,
+        *,
+        limits: Budget,
+        seed: int,
+        agent_label: str,
+        agent_path: str | None,
+        runs_dir: Path | None,
+        group_id: str | None = None,
+        run_fields: Mapping[str, Any] | None = None,
+        worlds: WorldPools | None = None,
+    ) -> Rollout:
+        """Take a world, make the run folder (``runs_dir`` None: in memory), write run_start."""
+        verifier = environment.verifier_for(task)
+        pool = (worlds or SHARED_WORLDS).pool(environment)
+        world = pool.acquire()
+        try:
+            run_id: str | None = None
+            run_dir: Path | None = None
+            if runs_dir is not None:
+                run_id, run_dir = allocate_run_dir(runs_dir)
+            trace = TraceWriter(run_dir / "trace.jsonl" if run_dir else None)
+        except BaseException:
+            pool.release(world)
+            raise
+        config = {
+            "maxToolCalls": limits.max_tool_calls,
+            "timeoutMs": limits.timeout_ms,
+            "agentPath": agent_path,
+            "seed": seed,
+        }
+        run: dict[str, Any] = {
+            "schemaVersion": SCHEMA_VERSION,
+            "runId": run_id,
+            "groupId": group_id,
+            "environment": environment.name,
+            "taskId": task.id,
+            "task": task.to_json(),
+            "verifierId": verifier.id,
+            "verifierName": verifier.name,
+            "agent": agent_label,
+            "config": config,
+            "startedAt": utc_now_iso(),
+        }
+        rollout = cls(
+            environment, task, verifier, limits, pool, world, trace, run_id, run_dir, run,
+            run_fields,
+        )  # fmt: skip
+        try:
+            tools_text, tools_utf8, specs = pool.derived(tools_json, world)
+            trace.event_with_json(
+                "run_start",
+                {
+                    "schemaVersion": SCHEMA_VERSION,
+                    "runId": run_id,
+                    "groupId": group_id,
+                    "environment": environment.name,
+                    "task": run["task"],
+                    "agent": agent_label,
+                    "config": config,
+                },
+                "tools",
+                tools_text,
+                tools_utf8,
+            )
+        except BaseException:
+            trace.close()
+            pool.release(world, False)
+            raise
+        rollout.tool_specs = specs
+        rollout.clock = time.monotonic()
+        rollout.deadline = rollout.clock + limits.timeout_ms / 1000
+        return rollout
+
+    @property
+    def finished(self) -> bool:
+        """True once :meth:`finish` began: the record is written or being written."""
+        return self._finishing.locked() or self.result is not None
+
+    def stop_calls(self, wait_s: float) -> bool:
+        """End the bridge so no call may start, waiting up to ``wait_s`` for a running tool.
+
+        False when a tool was still running after ``wait_s``: the world it is changing must not
+        be reused.
+        """
+        bridge = self.bridge
+        if not bridge.lock.acquire(timeout=wait_s):
+            bridge.end("completed")
+            return False
+        bridge.end("completed")  # first reason wins: a timeout stays a timeout
+        bridge.lock.release()
+        return True
+
+    def finish(
+        self, reason: str, error: str | None, output: Any, reusable: bool = True
+    ) -> RolloutResult | None:
+        """Grade and write the record once; None when another thread already finished it."""
+        if not self._finishing.acquire(blocking=False):
+            return None
+        try:
+            if self.result is not None:
+                return None
+            self.result = self._record(reason, error, output)
+            return self.result
+        except BaseException:
+            reusable = False
+            raise
+        finally:
+            self.trace.close()
+            self.pool.release(self.world, reusable)
+            self._finishing.release()
+
+    def _record(self, reason: str, error: str | None, output: Any) -> RolloutResult:
+        bridge, trace, world, task, verifier = (
+            self.bridge, self.trace, self.world, self.task, self.verifier,
+        )  # fmt: skip
+        duration_ms = (time.monotonic() - self.clock) * 1000
+        trace.event("agent_output", {"output": output})
+        trace.event(
+            "run_end",
+            {
+                "terminationReason": reason,
+                "error": error,
+                "toolCalls": bridge.calls,
+                "toolErrors": bridge.errors,
+                "durationMs": round(duration_ms, 3),
+            },
+        )
+        world.freeze()
+        state_diff = world.diff()
+        graded, verifier_error = grade(verifier, world, output, task, state_diff)
+        if verifier_error:
+            error = f"{error}; {verifier_error}" if error else verifier_error
+        result = build_result(
+            graded,
+            tool_calls=bridge.calls,
+            tool_errors=bridge.errors,
+            termination_reason=reason,
+            agent_output=output,
+            error=error,
+        )
+        trace.event(
+            "verifier_result",
+            {
+                "verifierId": verifier.id,
+                "passed": result["passed"],
+                "reward": result["reward"],
+                "checks": result["checks"],
+                "error": verifier_error,
+            },
+        )
+        duration_ms = (time.monotonic() - self.clock) * 1000
+        run = self.run_fields
+        run["finishedAt"] = utc_now_iso()
+        run["durationMs"] = round(duration_ms, 3)
+        run["terminationReason"] = reason
+        run["toolCallCount"] = bridge.calls
+        if bridge.usage:
+            run["usage"] = bridge.usage
+        if self.extra:
+            run.update(self.extra)
+        run_dir = self.run_dir
+        if run_dir is not None:
+            write_json_atomic(run_dir / "state-diff.json", state_diff)
+            write_json_atomic(run_dir / "result.json", result)
+            write_json_atomic(run_dir / "run.json", run)
+        return RolloutResult(
+            self.environment.name, task, result, state_diff, run, self.run_id, run_dir, trace
+        )
+
+
+def locate(
+    env: str | Path | Environment,
+    task: str | Task,
+    project_dir: Path | None,
+    runs_dir: Path | None,
+    write_artifacts: bool,
+) -> tuple[Path, Environment, Task, Path | None]:
+    """The project, environment, task and runs folder (None: in memory) of a new rollout."""
+    project = Path(project_dir).resolve() if project_dir else find_project_dir()
+    environment = env if isinstance(env, Environment) else load_environment(env, project)
+    the_task = task if isinstance(task, Task) else environment.task(task)
+    if not write_artifacts:
+        return project, environment, the_task, None
+    return (
+        project,
+        environment,
+        the_task,
+        Path(runs_dir) if runs_dir else project / ".silo" / "runs",
+    )
+
+
+def grade(
+    verifier: Verifier, world: World, output: Any, task: Task, state_diff: dict[str, Any]
+) -> tuple[Score | None, str | None]:
+    """The verifier's score of the final world, or the one-line reason it could not grade."""
+    try:
+        # The verifier gets its own copy: what it does to it must not reach state-diff.json.
+        context = VerifierContext(output_text(output), task, json_value(state_diff))
+        checks = verifier.check(world.state, world.initial(), context)
+        return score(verifier.id, checks), None
+    except Exception as exc:
+        return None, f"verifier {verifier.id} failed: {type(exc).__name__}: {exc}"

@@ -1,0 +1,228 @@
+"""Sessions: one rollout that outside code drives (a trainer, an evaluation harness, a REPL).
+
+Contract: :func:`open_session` opens the same rollout :func:`~silo.rollout.run.run_task`
+performs and returns a :class:`Session` with the task's ``instruction``, the offered ``tools``
+and ``call_tool`` / ``acall_tool``, which return exactly what an agent's ``call_tool`` returns.
+``finish(output)`` (or ``afinish``) ends it once: the verifier grades the world, the four
+artifacts are written and the :class:`~silo.rollout.core.RolloutResult` is returned. For the
+same calls and output, ``result.json`` and ``state-diff.json`` are byte-identical to
+``run_task`` with a scripted agent making those calls: both end in one
+:class:`~silo.rollout.core.Rollout`.
+
+Budgets hold: the call over ``max_tool_calls`` is refused; a session still open at its
+deadline ends as ``timeout`` (graded, written) and every later call raises
+:class:`RunLimitError`. A session closed without ``finish`` (``close``, leaving a ``with``
+block, garbage collection, interpreter exit) ends as ``agent_error`` saying so, so every
+session leaves a complete, honest record. Using a finished session, finishing twice or calling
+a session's tools from another rollout's agent raises :class:`~silo.errors.SessionError`.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any, NoReturn
+
+from silo.agents.contract import RunLimitError, ToolResult
+from silo.errors import SessionError
+from silo.loading.environment import Environment
+from silo.rollout.bridge import json_value
+from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult, locate
+from silo.tasks import Task
+from silo.world.pool import WorldPools
+
+__all__ = ["Session", "open_session"]
+
+_TOOL_WAIT_S = 0.5  # how long ending a session waits for a tool call still running
+
+
+def open_session(
+    env: str | Path | Environment,
+    task: str | Task,
+    *,
+    seed: int = 0,
+    budget: Budget | Mapping[str, Any] | None = None,
+    runs_dir: Path | None = None,
+    write_artifacts: bool = True,
+    project_dir: Path | None = None,
+    group_id: str | None = None,
+    agent_label: str = "session",
+    run_fields: Mapping[str, Any] | None = None,
+    worlds: WorldPools | None = None,
+) -> Session:
+    """Open one rollout of ``task`` for outside code to drive (see the module docstring).
+
+    ``runs_dir`` defaults to ``<project>/.silo/runs``; ``write_artifacts=False`` keeps the
+    trace in memory. ``agent_label`` names the driver in ``run.json`` and the trace.
+    """
+    _, environment, the_task, folder = locate(env, task, project_dir, runs_dir, write_artifacts)
+    limits = Budget.of(budget)
+    rollout = Rollout.open(
+        environment,
+        the_task,
+        limits=limits,
+        seed=seed,
+        agent_label=agent_label,
+        agent_path=None,
+        runs_dir=folder,
+        group_id=group_id,
+        run_fields=run_fields,
+        worlds=worlds,
+    )
+    return Session(rollout)
+
+
+def _expire(rollout: Rollout) -> None:
+    """The deadline passed with the session still open: end it as ``timeout``."""
+    rollout.bridge.end("timeout")
+    reusable = rollout.stop_calls(_TOOL_WAIT_S)
+    timeout_ms = rollout.limits.timeout_ms
+    error = f"the session was still open at its timeout ({timeout_ms} ms)"
+    rollout.finish("timeout", error, None, reusable)
+
+
+def _abandon(rollout: Rollout, timer: threading.Timer, why: str) -> None:
+    """End a session nobody finished, saying why, so it still leaves its whole record."""
+    timer.cancel()
+    if rollout.finished:
+        return
+    rollout.bridge.end("agent_error")
+    reusable = rollout.stop_calls(_TOOL_WAIT_S)
+    rollout.finish("agent_error", f"the session was {why} without finish()", None, reusable)
+
+
+class Session:
+    """One rollout driven from outside: its tools, its calls and its ending (see the module)."""
+
+    def __init__(self, rollout: Rollout) -> None:
+        self._rollout = rollout
+        timeout_s = rollout.limits.timeout_ms / 1000
+        self._timer = threading.Timer(timeout_s, _expire, (rollout,))
+        self._timer.daemon = True
+        self._timer.start()
+        # Holds the rollout and the timer, never the session, so the session can be collected.
+        self._finalizer = weakref.finalize(
+            self, _abandon, rollout, self._timer, "garbage collected"
+        )
+
+    @property
+    def instruction(self) -> str:
+        """The task's instruction, as an agent receives it."""
+        return self._rollout.task.instruction
+
+    @property
+    def task(self) -> Task:
+        """The task being rolled out."""
+        return self._rollout.task
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The offered tools: ``name``, ``description``, ``inputSchema`` (a fresh copy)."""
+        return [dict(spec) for spec in self._rollout.tool_specs]
+
+    @property
+    def deadline(self) -> float:
+        """``time.monotonic()`` at which the session ends as ``timeout``."""
+        return self._rollout.deadline
+
+    @property
+    def run_dir(self) -> Path | None:
+        """The run folder (None when the artifacts stay in memory)."""
+        return self._rollout.run_dir
+
+    @property
+    def result(self) -> RolloutResult | None:
+        """The graded result once the session ended (by ``finish``, timeout or close)."""
+        return self._rollout.result
+
+    @property
+    def finished(self) -> bool:
+        """True once the session ended, whichever way."""
+        return self._rollout.finished
+
+    def call_tool(self, name: str, input: Any = None) -> ToolResult:
+        """Call a tool: the same result an agent's ``call_tool`` gives.
+
+        A bad call is an error result, never an exception. Raises :class:`RunLimitError` once
+        the budget or the deadline ended the session, :class:`~silo.errors.SessionError` after it finished.
+        """
+        rollout = self._rollout
+        active = ACTIVE_ROLLOUT.get()
+        if active is not None and active is not rollout:
+            raise SessionError(
+                "session_wrong_rollout",
+                "this call_tool belongs to another rollout's session; call the tools of the "
+                "session (or the AgentInput) of the rollout you are in",
+            )
+        if rollout.finished:
+            self._raise_ended()
+        return rollout.bridge.call_tool(name, input)
+
+    async def acall_tool(self, name: str, input: Any = None) -> ToolResult:
+        """:meth:`call_tool` for ``async`` code (tools run in process and do not block)."""
+        return self.call_tool(name, input)
+
+    def finish(self, output: Any = None) -> RolloutResult:
+        """End the session with the agent's answer: grade, write the artifacts, return them."""
+        rollout = self._rollout
+        if rollout.finished:
+            self._raise_ended()
+        self._timer.cancel()
+        reusable = rollout.stop_calls(_TOOL_WAIT_S)
+        ended = rollout.bridge.reason
+        reason = ended if ended not in (None, "completed") else "completed"
+        result = rollout.finish(reason, None, json_value(output), reusable)
+        if result is None:  # the deadline won the race
+            return self._raise_ended()
+        self._finalizer.detach()
+        return result
+
+    async def afinish(self, output: Any = None) -> RolloutResult:
+        """:meth:`finish` for ``async`` code."""
+        return self.finish(output)
+
+    def close(self) -> None:
+        """End the session if it is still open (recorded as closed without ``finish``)."""
+        if self._finalizer.alive:
+            self._finalizer.detach()
+            _abandon(self._rollout, self._timer, "closed")
+
+    def _raise_ended(self) -> NoReturn:
+        rollout = self._rollout
+        if rollout.bridge.reason == "timeout":
+            raise RunLimitError(
+                "timeout",
+                f"Run ended: timeout. The session passed its {rollout.limits.timeout_ms} ms "
+                "budget and was graded; its record is in session.result.",
+            )
+        raise SessionError(
+            "session_finished",
+            "this session has already ended; its record is in session.result. Open a new one "
+            "with silo.open_session(...)",
+        )
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._exit(exc)
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        self._exit(exc_info[1])
+
+    def _exit(self, exc: BaseException | None) -> None:
+        if self._finalizer.alive:
+            self._finalizer.detach()
+            why = "closed" if exc is None else f"closed by {type(exc).__name__}: {exc}"
+            _abandon(self._rollout, self._timer, why)
