@@ -163,3 +163,21 @@ def test_help_explains_usage_and_where_options_come_from(toy_project: Path) -> N
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("silo-run: run agents against tasks of a Silo environment.")
     assert 'eval "$(silo-run -sc install=bash)"' in proc.stdout
+
+
+def test_run_returns_each_invocations_own_status(
+    toy_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # In one process: a failing run, then a passing one, then a Hydra refusal. Nothing of an
+    # earlier invocation leaks into the next one's status.
+    from silo.cli import run as run_cli
+
+    monkeypatch.chdir(toy_project)
+    monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
+    statuses = []
+    for args in (["agent=noop"], ["agent=solver"], ["hydra.nope=1"]):
+        monkeypatch.setattr("sys.argv", ["silo-run", "env=toy", "task=TASK-001", *args])
+        statuses.append(run_cli.run())
+    assert statuses == [1, 0, 2]
+    assert "HYDRA_FULL_ERROR" in capsys.readouterr().err

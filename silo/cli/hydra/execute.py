@@ -23,6 +23,7 @@ def _say(message: str) -> None:
 
 
 def execute(cfg: Any, project: Path) -> int:
+    """Plan and run one Hydra job's rollouts and report them; the job's exit status."""
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
     from omegaconf import OmegaConf
@@ -108,6 +109,7 @@ def _rel(path: Path, project: Path) -> str:
 
 
 def print_rollout(result: Any, project: Path) -> None:
+    """Print the short report of a single rollout: verdict, counts, failed checks, folder."""
     r = result.result
     verdict = "PASS" if r["passed"] else "FAIL"
     lines = [
