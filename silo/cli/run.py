@@ -4,7 +4,8 @@ Contract: ``silo-run env=crm task=TASK-002 agent=solver`` composes ``conf/`` (th
 first, then Silo's packaged one), runs the rollout(s) through :func:`silo.run_task`, prints a
 report and exits 0 only when every rollout passed (1 when one failed, 2 when a rollout could not
 start or the command line is wrong). ``-m`` sweeps with Silo's sweeper (``hydra/sweeper=silo``,
-see :mod:`silo.cli.hydra.sweeper`) and any installed launcher. :func:`run` returns the exit
+see :mod:`silo.cli.hydra.sweeper`) and any installed launcher; a single run's config is
+composed once (:func:`compose_single_run`), not twice. :func:`run` returns the exit
 status; :func:`main` is the console script. User mistakes get one line on stderr, never a
 traceback. No ``outputs/`` or ``.hydra/`` folders are written.
 """
@@ -12,14 +13,16 @@ traceback. No ``outputs/`` or ``.hydra/`` folders are written.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import hydra
+from omegaconf import DictConfig
 
 from silo.cli.hydra.setup import check_group_overrides, prepare
 from silo.cli.hydra.task import RunTask
 from silo.errors import SiloError
 
-__all__ = ["main", "run"]
+__all__ = ["compose_single_run", "main", "run"]
 
 # Arguments that make Hydra print something instead of running: no override check for them.
 _HYDRA_INFO = ("--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "-i")
@@ -43,6 +46,9 @@ def run() -> int:
     except SiloError as exc:
         sys.stderr.write(f"silo-run: {exc.message}\n")
         return int(getattr(type(exc), "exit_code", 2))
+    single = _single_run(args, project)
+    if single is not None:
+        return single
     task = RunTask(project)
     app = hydra.main(version_base="1.3", config_path="pkg://silo._main", config_name="silo")
     try:
@@ -55,6 +61,45 @@ def run() -> int:
         # itself returns its status, never exits): for silo-run that is "could not start".
         return 0 if exc.code in (0, None) else 2
     return task.exit_status.value
+
+
+def compose_single_run(args: list[str]) -> tuple[DictConfig, str | None] | None:
+    """A plain single run's job config and ``agent=`` choice, composed once; else None.
+
+    ``hydra.main`` composes a single run's config twice (once only to read ``hydra.mode``), a
+    large share of a short rollout's start-up. A command line with no flag and no ``hydra``
+    key is composed once with Hydra's Compose API instead, into the config ``hydra.main``
+    would hand the job. None when that composition fails or asks for a multirun: then
+    ``hydra.main`` takes over, so errors come out in Hydra's own words.
+    """
+    if any(a.startswith("-") or a.lstrip("+~").startswith("hydra") for a in args):
+        return None
+    from hydra import compose, initialize_config_module
+    from hydra.types import RunMode
+    from omegaconf import open_dict
+
+    try:
+        with initialize_config_module(config_module="silo._main", version_base="1.3"):
+            cfg = compose(config_name="silo", overrides=args, return_hydra_config=True)
+    except Exception:  # hydra.main composes again and reports the problem its own way
+        return None
+    if cfg.hydra.mode == RunMode.MULTIRUN:
+        return None
+    agent_choice = cfg.hydra.runtime.choices.get("agent")
+    with open_dict(cfg):
+        del cfg["hydra"]  # as hydra.main hands a job its config
+    return cfg, agent_choice
+
+
+def _single_run(args: list[str], project: Path) -> int | None:
+    """Run a plain single-run command line composed once; None when it needs ``hydra.main``."""
+    composed = compose_single_run(args)
+    if composed is None:
+        return None
+    from silo.cli.hydra.execute import execute_job
+
+    cfg, agent_choice = composed
+    return execute_job(cfg, project, agent_choice, None)
 
 
 def main() -> None:

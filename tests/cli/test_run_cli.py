@@ -181,3 +181,52 @@ def test_run_returns_each_invocations_own_status(
         statuses.append(run_cli.run())
     assert statuses == [1, 0, 2]
     assert "HYDRA_FULL_ERROR" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["env=toy", "task=TASK-001"],
+        ["env=toy", "task=TASK-001", "agent=noop", "budget.max_tool_calls=3", "seed=4"],
+        ["env=toy", "task=TASK-001", "+extra=1", "agent=file", "agent.path=a.py"],
+    ],
+)
+def test_a_single_run_is_composed_once_into_the_config_hydra_main_gives(
+    toy_project: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    from omegaconf import OmegaConf
+
+    from silo.cli.hydra.setup import prepare
+    from silo.cli.run import compose_single_run
+
+    monkeypatch.chdir(toy_project)
+    monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
+    prepare()
+    composed = compose_single_run(args)
+    assert composed is not None
+    cfg, agent_choice = composed
+    hydras = silo_run(toy_project, *args, "--cfg", "job")  # the job config hydra.main composes
+    assert hydras.returncode == 0, hydras.stderr
+    assert OmegaConf.to_yaml(cfg) == hydras.stdout
+    assert agent_choice == next((a.split("=")[1] for a in args if a.startswith("agent=")), "solver")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["env=toy", "task=TASK-001", "--cfg", "job"],
+        ["env=toy", "task=TASK-001", "hydra.job.name=x"],
+        ["env=toy", "task=TASK-001,TASK-002"],  # a sweep without -m: Hydra explains
+        ["env=toy", "task=TASK-001", "hydra.mode=MULTIRUN"],
+    ],
+)
+def test_anything_but_a_plain_single_run_goes_through_hydra_main(
+    toy_project: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    from silo.cli.hydra.setup import prepare
+    from silo.cli.run import compose_single_run
+
+    monkeypatch.chdir(toy_project)
+    monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
+    prepare()
+    assert compose_single_run(args) is None
