@@ -183,6 +183,17 @@ def test_run_returns_each_invocations_own_status(
     assert "HYDRA_FULL_ERROR" in capsys.readouterr().err
 
 
+@pytest.fixture
+def prepared(toy_project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The toy project as the cwd, with silo-run's resolvers and env options registered."""
+    from silo.cli.hydra.setup import prepare
+
+    monkeypatch.chdir(toy_project)
+    monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
+    prepare()
+    return toy_project
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -192,20 +203,16 @@ def test_run_returns_each_invocations_own_status(
     ],
 )
 def test_a_single_run_is_composed_once_into_the_config_hydra_main_gives(
-    toy_project: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+    prepared: Path, args: list[str]
 ) -> None:
     from omegaconf import OmegaConf
 
-    from silo.cli.hydra.setup import prepare
     from silo.cli.run import compose_single_run
 
-    monkeypatch.chdir(toy_project)
-    monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
-    prepare()
     composed = compose_single_run(args)
     assert composed is not None
     cfg, agent_choice = composed
-    hydras = silo_run(toy_project, *args, "--cfg", "job")  # the job config hydra.main composes
+    hydras = silo_run(prepared, *args, "--cfg", "job")  # the job config hydra.main composes
     assert hydras.returncode == 0, hydras.stderr
     assert OmegaConf.to_yaml(cfg) == hydras.stdout
     assert agent_choice == next((a.split("=")[1] for a in args if a.startswith("agent=")), "solver")
@@ -221,12 +228,8 @@ def test_a_single_run_is_composed_once_into_the_config_hydra_main_gives(
     ],
 )
 def test_anything_but_a_plain_single_run_goes_through_hydra_main(
-    toy_project: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+    prepared: Path, args: list[str]
 ) -> None:
-    from silo.cli.hydra.setup import prepare
     from silo.cli.run import compose_single_run
 
-    monkeypatch.chdir(toy_project)
-    monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
-    prepare()
     assert compose_single_run(args) is None
