@@ -10,7 +10,8 @@ Variants, each a real ``silo-run`` subprocess (and ``run_points`` in a fresh pro
 * ``basic``      — ``silo-run -m env=crm task=TASK-002 '+rep=range(0,M)'``: one Hydra job per
   rollout, run in sequence by Hydra's basic launcher, swept by silo-run's default sweeper
   (``hydra/sweeper=silo``: one composition per job, in the launcher).
-* ``joblib x2``  — the same multirun with ``hydra/launcher=joblib hydra.launcher.n_jobs=2``.
+* ``joblib x2``  — the same multirun with ``hydra/launcher=joblib hydra.launcher.n_jobs=2``
+  (the hydra-joblib-launcher plugin as it is).
   ``--launcher-repeat R`` runs each launcher R times, alternating them, and reports medians;
   ``--hydra-sweeper`` also runs both with Hydra's own ``hydra/sweeper=basic`` (which composes
   every job once more, serially, in the parent) for the before/after comparison. Each launcher

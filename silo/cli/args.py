@@ -27,6 +27,8 @@ class UsageError(Exception):
 
 @dataclass
 class Args:
+    """A parsed command line: ``key=value`` words, ``--flags``, positionals, and ``-h``."""
+
     values: dict[str, str] = field(default_factory=dict)
     flags: set[str] = field(default_factory=set)
     positionals: list[str] = field(default_factory=list)
@@ -41,6 +43,11 @@ def parse(
     *,
     strict: bool = True,
 ) -> Args:
+    """Split ``argv`` into the known ``keys``, ``flags`` and up to ``positionals`` words.
+
+    Raises:
+        UsageError: an unknown or repeated key, an unknown flag or an extra word (``strict``).
+    """
     args = Args()
     for word in argv:
         if word in ("-h", "--help"):
@@ -72,16 +79,22 @@ def parse(
     return args
 
 
-def run_command(prog: str, body: Callable[[], int], *, mistake: int = 2) -> int:
-    """``body()``'s exit status; a user mistake (:class:`UsageError`, ``SiloError``) is one line
-    on stderr and status ``mistake``, Ctrl-C one line and 130. Never a traceback for either."""
+def run_command(prog: str, body: Callable[[], int]) -> int:
+    """``body()``'s exit status, with user mistakes turned into one line on stderr.
+
+    A :class:`UsageError` gives status 2, a ``SiloError`` its class's ``exit_code`` (2 where
+    the class names none), Ctrl-C 130. Never a traceback for any of them.
+    """
     from silo.errors import SiloError
 
     try:
         return body()
-    except (UsageError, SiloError) as exc:
+    except UsageError as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
-        return mistake
+        return 2
+    except SiloError as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return int(getattr(type(exc), "exit_code", 2))
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n")
         return 130
@@ -96,6 +109,7 @@ def output_format(args: Args) -> str:
 
 
 def parse_bool(key: str, value: str) -> bool:
+    """``value`` of ``key=`` read as a yes/no word (true/false, 1/0, yes/no, on/off)."""
     lowered = value.strip().lower()
     if lowered in _TRUE:
         return True

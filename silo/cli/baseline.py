@@ -236,4 +236,5 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main() -> None:
+    """Console script ``silo-baseline``: exit with the status of the command line's check."""
     sys.exit(run())

@@ -45,6 +45,7 @@ _COLUMNS = {"passRate": ("rate", 2), "meanReward": ("reward", 2), "meanToolCalls
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``silo-compare`` on ``argv`` (``sys.argv[1:]`` by default); the exit status."""
     words = sys.argv[1:] if argv is None else argv
     return run_command(PROG, lambda: _main(words))
 

@@ -3,8 +3,8 @@
 Contract: ``silo-init <name> [template=blank|crm]`` creates ``environments/<name>/`` in the
 project (:func:`silo.scaffold.create_environment`: atomic, never overwrites), prints
 ``Created environment "<name>" from <template> at environments/<name>`` and the next steps, and
-exits 0. Any mistake (a refused name or template, a usage error) is one line on stderr and
-exit 1; nothing is left behind.
+exits 0. Any mistake (a refused name or template, a usage error) or a folder that cannot be
+created is one line on stderr and exit 2; nothing is left behind.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ Create environments/<name>/ from a template (default: blank)."""
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Create the environment named in ``argv`` (``sys.argv[1:]`` by default); the exit status."""
     words = sys.argv[1:] if argv is None else argv
     try:
         args = parse(words, ("template", "name"), positionals=1)
@@ -37,20 +38,20 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(f"missing the environment name; {USAGE.splitlines()[0]}")
     except UsageError as exc:
         sys.stderr.write(f"{PROG}: {exc}\n")
-        return 1
+        return 2
     template = args.values.get("template") or "blank"
     project = find_project_dir()
     try:
         root = create_environment(project, name, template)
     except SiloError as exc:
         sys.stderr.write(f"{PROG}: {exc.message}\n")
-        return 1
+        return int(getattr(type(exc), "exit_code", 2))
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted; nothing was created\n")
         return 130
     except OSError as exc:
         sys.stderr.write(f"{PROG}: could not create environments/{name}: {exc.strerror or exc}\n")
-        return 1
+        return 2
     out(f'Created environment "{name}" from {template} at environments/{name}')
     out(_next_steps(root, name))
     return 0

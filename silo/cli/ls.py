@@ -3,9 +3,9 @@
 Contract: ``silo-ls`` lists the project's environments (name, template, task count — read from
 the files, nothing imported); ``silo-ls env=<name>`` loads one and lists its tasks (id,
 difficulty, title) and tools (name, read-only flag, first line of the description) with counts.
-``--json`` prints the same as JSON. :func:`main` returns the exit status (0, or 1 with one line
-on stderr for a usage mistake or an environment that is unknown or does not load): the console script exits
-with it, and ``silo-run --list`` calls ``main(words, prog="silo-run --list")``, which ignores the
+``--json`` prints the same as JSON. :func:`main` returns the exit status (0, or 2 with one line
+on stderr for a usage mistake or an environment that is unknown or does not load): the console
+script exits with it, and ``silo-run --list`` calls ``main(words, prog="silo-run --list")``, which ignores the
 words it does not know (``task=``, ``agent=``, ...).
 """
 
@@ -30,8 +30,9 @@ __all__ = ["main", "environments_listing", "environment_listing"]
 
 
 def main(argv: list[str] | None = None, prog: str = "silo-ls") -> int:
+    """Run ``silo-ls`` on ``argv`` (``sys.argv[1:]`` by default) as ``prog``; the exit status."""
     words = sys.argv[1:] if argv is None else argv
-    return run_command(prog, lambda: _main(words, prog), mistake=1)
+    return run_command(prog, lambda: _main(words, prog))
 
 
 def _main(words: list[str], prog: str) -> int:
@@ -52,6 +53,7 @@ def _main(words: list[str], prog: str) -> int:
 
 
 def environments_listing(project: Path) -> dict[str, Any]:
+    """Every environment of ``project`` with its template and task count, from its files only."""
     rows = []
     for name in list_environments(project):
         root = project / "environments" / name
@@ -65,6 +67,7 @@ def environments_listing(project: Path) -> dict[str, Any]:
 
 
 def environment_listing(name: str, project: Path) -> dict[str, Any]:
+    """Environment ``name`` loaded, with its tasks and tools (one-line error if it does not load)."""
     env = load_environment(name, project)
     try:
         tools = env.tools()

@@ -3,65 +3,105 @@
 Contract: ``silo-run env=crm task=TASK-002 agent=solver`` composes ``conf/`` (the project's
 first, then Silo's packaged one), runs the rollout(s) through :func:`silo.run_task`, prints a
 report and exits 0 only when every rollout passed (1 when one failed, 2 when a rollout could not
-start). ``-m`` sweeps with Silo's sweeper (``hydra/sweeper=silo``, see
-:mod:`silo.cli.hydra.sweeper`) and any installed launcher; a single run's config is composed once,
-not twice (see :func:`silo.cli.hydra.setup.compose_once`). User mistakes get one
-line on stderr, never a traceback. No ``outputs/`` or ``.hydra/`` folders are written.
+start or the command line is wrong). ``-m`` sweeps with Silo's sweeper (``hydra/sweeper=silo``,
+see :mod:`silo.cli.hydra.sweeper`) and any installed launcher; a single run's config is
+composed once (:func:`compose_single_run`), not twice. :func:`run` returns the exit
+status; :func:`main` is the console script. User mistakes get one line on stderr, never a
+traceback. No ``outputs/`` or ``.hydra/`` folders are written.
 """
 
 from __future__ import annotations
 
 import sys
-from contextlib import nullcontext
+from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig
 
-from silo.cli.hydra.setup import check_group_overrides, compose_once, prepare
+from silo.cli.hydra.setup import check_group_overrides, prepare
+from silo.cli.hydra.task import RunTask
 from silo.errors import SiloError
 
-__all__ = ["main", "STATUS"]
+__all__ = ["compose_single_run", "main", "run"]
 
-STATUS: list[int] = []
-_PROJECT: list[object] = []
-
-
-@hydra.main(version_base="1.3", config_path="pkg://silo._main", config_name="silo")
-def _app(cfg: DictConfig) -> None:
-    from silo.cli.hydra.execute import execute
-
-    STATUS.append(execute(cfg, _PROJECT[0]))  # type: ignore[arg-type]
+# Arguments that make Hydra print something instead of running: no override check for them.
+_HYDRA_INFO = ("--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "-i")
 
 
-def main() -> None:
+def run() -> int:
+    """Run ``silo-run`` on the command line in ``sys.argv`` (Hydra reads it there too).
+
+    Returns the exit status: the worst of the rollouts' (see :class:`RunTask`), 2 for a
+    mistake found before Hydra starts or a config Hydra could not compose.
+    """
     args = sys.argv[1:]
     try:
         project = prepare()
         if "--list" in args:
             from silo.cli.ls import main as list_main
 
-            sys.exit(list_main([a for a in args if a != "--list"], prog="silo-run --list"))
-        if not any(
-            a in ("--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "-i")
-            or a.startswith("-sc")
-            or a.startswith("--shell-completion")
-            for a in args
-        ):
-            check_group_overrides(args, project)
+            return list_main([a for a in args if a != "--list"], prog="silo-run --list")
+        if not any(a in _HYDRA_INFO or a.startswith(("-sc", "--shell-completion")) for a in args):
+            check_group_overrides(list(args), project)
     except SiloError as exc:
         sys.stderr.write(f"silo-run: {exc.message}\n")
-        sys.exit(2)
-    _PROJECT[:] = [project]
-    STATUS.clear()
-    from silo.cli.hydra.sweeper import register  # hydra/sweeper=silo: not found by Hydra's scan
-
-    register()
-    # A multirun composes once per job whatever get_mode does: only a single run gains.
-    multirun = "-m" in args or "--multirun" in args
+        return int(getattr(type(exc), "exit_code", 2))
+    single = _single_run(args, project)
+    if single is not None:
+        return single
+    task = RunTask(project)
+    app = hydra.main(version_base="1.3", config_path="pkg://silo._main", config_name="silo")
     try:
-        with nullcontext() if multirun else compose_once():
-            _app()
+        app(task)()
     except ValueError as exc:  # Hydra's own argument checks (e.g. -m with --cfg)
         sys.stderr.write(f"silo-run: {exc}\n")
-        sys.exit(2)
-    sys.exit(max(STATUS, default=0))
+        return 2
+    except SystemExit as exc:
+        # Hydra exits 1 after printing why it could not compose or start (the task function
+        # itself returns its status, never exits): for silo-run that is "could not start".
+        return 0 if exc.code in (0, None) else 2
+    return task.exit_status.value
+
+
+def compose_single_run(args: list[str]) -> tuple[DictConfig, str | None] | None:
+    """A plain single run's job config and ``agent=`` choice, composed once; else None.
+
+    ``hydra.main`` composes a single run's config twice (once only to read ``hydra.mode``), a
+    large share of a short rollout's start-up. A command line with no flag and no ``hydra``
+    key is composed once with Hydra's Compose API instead, into the config ``hydra.main``
+    would hand the job. None when that composition fails or asks for a multirun: then
+    ``hydra.main`` takes over, so errors come out in Hydra's own words.
+    """
+    if any(a.startswith("-") or a.lstrip("+~").startswith("hydra") for a in args):
+        return None
+    from hydra import compose, initialize_config_module
+    from hydra.types import RunMode
+    from omegaconf import open_dict
+
+    try:
+        with initialize_config_module(config_module="silo._main", version_base="1.3"):
+            cfg = compose(config_name="silo", overrides=args, return_hydra_config=True)
+    except Exception:  # hydra.main composes again and reports the problem its own way
+        return None
+    if cfg.hydra.mode == RunMode.MULTIRUN:
+        return None
+    agent_choice = cfg.hydra.runtime.choices.get("agent")
+    with open_dict(cfg):
+        del cfg["hydra"]  # as hydra.main hands a job its config
+    return cfg, agent_choice
+
+
+def _single_run(args: list[str], project: Path) -> int | None:
+    """Run a plain single-run command line composed once; None when it needs ``hydra.main``."""
+    composed = compose_single_run(args)
+    if composed is None:
+        return None
+    from silo.cli.hydra.execute import execute_job
+
+    cfg, agent_choice = composed
+    return execute_job(cfg, project, agent_choice, None)
+
+
+def main() -> None:
+    """Console script ``silo-run``: exit with :func:`run`'s status for the command line."""
+    sys.exit(run())

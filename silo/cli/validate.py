@@ -30,6 +30,7 @@ Exit status: 0 no errors, 1 an error-level finding, 2 a usage mistake."""
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``silo-validate`` on ``argv`` (``sys.argv[1:]`` by default); the exit status."""
     words = sys.argv[1:] if argv is None else argv
     return run_command(PROG, lambda: _main(words))
 

@@ -34,6 +34,7 @@ Exit status: 0 written, 2 a usage mistake, a missing folder or one that holds no
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``silo-view`` on ``argv`` (``sys.argv[1:]`` by default); the exit status."""
     words = sys.argv[1:] if argv is None else argv
     return run_command(PROG, lambda: _main(words))
 

@@ -61,11 +61,11 @@ def test_created_at_the_project_root_from_a_subfolder(tmp_path: Path) -> None:
         (["new", "template=erp"], 'unknown template "erp"; available: blank, crm'),
     ],
 )
-def test_refusals_exit_one(tmp_path: Path, args: list[str], expected: str) -> None:
+def test_refusals_exit_two(tmp_path: Path, args: list[str], expected: str) -> None:
     assert run("silo-init", tmp_path, "demo").returncode == 0
     assert run("silo-init", tmp_path, "demo-2").returncode == 0
     proc = run("silo-init", tmp_path, *args)
-    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.returncode == 2 and proc.stdout == ""
     assert one_line_error(proc, "silo-init").startswith(expected)
     assert sorted(p.name for p in (tmp_path / "environments").iterdir()) == ["demo", "demo-2"]
 
@@ -78,8 +78,8 @@ def test_refusals_exit_one(tmp_path: Path, args: list[str], expected: str) -> No
         (["a", "tmpl=crm"], 'unknown argument "tmpl=crm"'),
     ],
 )
-def test_usage_mistakes_exit_one_too(tmp_path: Path, args: list[str], expected: str) -> None:
+def test_usage_mistakes_exit_two_too(tmp_path: Path, args: list[str], expected: str) -> None:
     proc = run("silo-init", tmp_path, *args)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert expected in one_line_error(proc, "silo-init")
     assert not (tmp_path / "environments").exists()

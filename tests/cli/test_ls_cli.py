@@ -54,9 +54,9 @@ def test_empty_project(tmp_path: Path) -> None:
         (["env=nope"], 'unknown environment "nope"'),
     ],
 )
-def test_mistakes_exit_one(toy_project: Path, args: list[str], expected: str) -> None:
+def test_mistakes_exit_two(toy_project: Path, args: list[str], expected: str) -> None:
     proc = run("silo-ls", toy_project, *args)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert expected in one_line_error(proc, "silo-ls")
 
 
@@ -76,5 +76,5 @@ def test_main_returns_the_status_in_process(
     monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
     assert ls.main(["env=toy", "runs=3", "-m"], prog="silo-run --list") == 0
     assert capsys.readouterr().out.startswith("Environment toy")
-    assert ls.main(["env=nope"], prog="silo-run --list") == 1
+    assert ls.main(["env=nope"], prog="silo-run --list") == 2
     assert capsys.readouterr().err.startswith("silo-run --list: unknown environment")

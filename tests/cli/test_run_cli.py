@@ -163,3 +163,73 @@ def test_help_explains_usage_and_where_options_come_from(toy_project: Path) -> N
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("silo-run: run agents against tasks of a Silo environment.")
     assert 'eval "$(silo-run -sc install=bash)"' in proc.stdout
+
+
+def test_run_returns_each_invocations_own_status(
+    toy_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # In one process: a failing run, then a passing one, then a Hydra refusal. Nothing of an
+    # earlier invocation leaks into the next one's status.
+    from silo.cli import run as run_cli
+
+    monkeypatch.chdir(toy_project)
+    monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
+    statuses = []
+    for args in (["agent=noop"], ["agent=solver"], ["hydra.nope=1"]):
+        monkeypatch.setattr("sys.argv", ["silo-run", "env=toy", "task=TASK-001", *args])
+        statuses.append(run_cli.run())
+    assert statuses == [1, 0, 2]
+    assert "HYDRA_FULL_ERROR" in capsys.readouterr().err
+
+
+@pytest.fixture
+def prepared(toy_project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The toy project as the cwd, with silo-run's resolvers and env options registered."""
+    from silo.cli.hydra.setup import prepare
+
+    monkeypatch.chdir(toy_project)
+    monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
+    prepare()
+    return toy_project
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["env=toy", "task=TASK-001"],
+        ["env=toy", "task=TASK-001", "agent=noop", "budget.max_tool_calls=3", "seed=4"],
+        ["env=toy", "task=TASK-001", "+extra=1", "agent=file", "agent.path=a.py"],
+    ],
+)
+def test_a_single_run_is_composed_once_into_the_config_hydra_main_gives(
+    prepared: Path, args: list[str]
+) -> None:
+    from omegaconf import OmegaConf
+
+    from silo.cli.run import compose_single_run
+
+    composed = compose_single_run(args)
+    assert composed is not None
+    cfg, agent_choice = composed
+    hydras = silo_run(prepared, *args, "--cfg", "job")  # the job config hydra.main composes
+    assert hydras.returncode == 0, hydras.stderr
+    assert OmegaConf.to_yaml(cfg) == hydras.stdout
+    assert agent_choice == next((a.split("=")[1] for a in args if a.startswith("agent=")), "solver")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["env=toy", "task=TASK-001", "--cfg", "job"],
+        ["env=toy", "task=TASK-001", "hydra.job.name=x"],
+        ["env=toy", "task=TASK-001,TASK-002"],  # a sweep without -m: Hydra explains
+        ["env=toy", "task=TASK-001", "hydra.mode=MULTIRUN"],
+    ],
+)
+def test_anything_but_a_plain_single_run_goes_through_hydra_main(
+    prepared: Path, args: list[str]
+) -> None:
+    from silo.cli.run import compose_single_run
+
+    assert compose_single_run(args) is None

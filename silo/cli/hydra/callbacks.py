@@ -1,8 +1,8 @@
 """Hydra callbacks of ``silo-run``.
 
 Contract: :class:`SweepSummary` runs in the launching process when a multirun ends, whatever
-the launcher: it summarizes the sweep folder from disk, writes ``summary.json``, prints the
-table and records the exit status for :func:`silo.cli.run.main`.
+the launcher: it summarizes the sweep folder from disk, writes ``summary.json`` and prints the
+table. The sweep's exit status comes from its jobs' statuses (see :mod:`silo.cli.hydra.task`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ __all__ = ["SweepSummary"]
 
 
 class SweepSummary(Callback):
+    """Writes and prints the summary of a whole sweep once its last job has ended."""
+
     def on_multirun_end(self, config: Any, **kwargs: Any) -> None:
+        """Summarize ``hydra.sweep.dir`` (every rollout written there, by any launcher)."""
         from silo.batch.summary import write_summary
-        from silo.cli import run as run_cli
 
         sweep_dir = Path(str(config.hydra.sweep.dir))
         if not sweep_dir.is_dir():
@@ -26,6 +28,3 @@ class SweepSummary(Callback):
         summary = write_summary(sweep_dir)
         print(summary["table"])
         print(f"summary: {sweep_dir / 'summary.json'}")
-        broken = summary["failed"] > 0 or bool(summary["infraErrors"])
-        if broken and bool(config.get("fail_on_error", True)):
-            run_cli.STATUS.append(1)

@@ -15,7 +15,7 @@ from typing import Any
 
 from silo.errors import SiloError
 
-__all__ = ["execute", "print_rollout"]
+__all__ = ["execute", "execute_job", "print_rollout"]
 
 
 def _say(message: str) -> None:
@@ -23,18 +23,29 @@ def _say(message: str) -> None:
 
 
 def execute(cfg: Any, project: Path) -> int:
+    """Plan and run one Hydra job's rollouts and report them; the job's exit status."""
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
-    from omegaconf import OmegaConf
 
     hydra_cfg = HydraConfig.get()
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     group_dir = Path(hydra_cfg.runtime.output_dir) if multirun else None
+    return execute_job(cfg, project, hydra_cfg.runtime.choices.get("agent"), group_dir)
+
+
+def execute_job(cfg: Any, project: Path, agent_choice: str | None, group_dir: Path | None) -> int:
+    """:func:`execute` given what it reads from Hydra's job state, for a config composed alone.
+
+    ``agent_choice`` is the ``agent=`` group choice; ``group_dir`` the sweep folder of a
+    multirun job (None for a single run).
+    """
+    from omegaconf import OmegaConf
+
     try:
         plain = OmegaConf.to_container(cfg, resolve=True)
         from silo.cli.hydra.plan import plan_from_config
 
-        plan = plan_from_config(plain, project, hydra_cfg.runtime.choices.get("agent"))  # type: ignore[arg-type]
+        plan = plan_from_config(plain, project, agent_choice)  # type: ignore[arg-type]
     except SiloError as exc:
         _say(exc.message)
         if group_dir is not None:
@@ -44,7 +55,7 @@ def execute(cfg: Any, project: Path) -> int:
                 group_dir,
                 environment=None,
                 task_id=str(cfg.get("task", "?")),
-                agent=hydra_cfg.runtime.choices.get("agent"),
+                agent=agent_choice,
                 error=exc.message,
             )
         return 2
@@ -109,6 +120,7 @@ def _rel(path: Path, project: Path) -> str:
 
 
 def print_rollout(result: Any, project: Path) -> None:
+    """Print the short report of a single rollout: verdict, counts, failed checks, folder."""
     r = result.result
     verdict = "PASS" if r["passed"] else "FAIL"
     lines = [

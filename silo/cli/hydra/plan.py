@@ -24,6 +24,8 @@ __all__ = ["Plan", "plan_from_config"]
 
 @dataclass(frozen=True)
 class Plan:
+    """What one ``silo-run`` job runs: its points, repeats and how to report them."""
+
     env: str
     points: list[Point]
     runs: int
@@ -49,6 +51,7 @@ def _flag(value: Any, key: str) -> bool:
 
 
 def agent_label(choice: str | None, agent: Mapping[str, Any]) -> str:
+    """The agent's name in reports: the file's stem, the target's name, or the group choice."""
     if choice in ("file", None) and agent.get("path"):
         return Path(str(agent["path"])).stem
     if choice in ("target", None) and agent.get("_target_"):
@@ -57,6 +60,7 @@ def agent_label(choice: str | None, agent: Mapping[str, Any]) -> str:
 
 
 def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | None) -> Plan:
+    """The :class:`Plan` of a composed config; a one-line ``SiloError`` for any bad value."""
     env_cfg = cfg.get("env")
     env_name = env_cfg.get("name") if isinstance(env_cfg, Mapping) else env_cfg
     if not isinstance(env_name, str) or not env_name:

@@ -5,23 +5,18 @@ Contract: :func:`prepare` registers the resolvers the primary config uses
 ``env`` option even without a YAML file, silences Hydra's warning about a project without a
 ``conf/`` folder, and checks group choices on the command line (``env=``, ``agent=``,
 ``budget=``) so a typo gets one line listing the options instead of Hydra's search-path dump.
-:func:`compose_once` makes a single run compose its config once instead of twice, with the
-very same result (see its docstring).
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from silo.errors import SiloError
 from silo.loading.environment import find_project_dir, list_environments
 
-__all__ = ["group_options", "prepare", "check_group_overrides", "compose_once", "GROUPS"]
+__all__ = ["GROUPS", "check_group_overrides", "group_options", "prepare"]
 
 GROUPS = ("env", "agent", "budget")
 TOP_KEYS = (
@@ -58,6 +53,12 @@ def group_options(group: str, project: Path, *, with_folders: bool = True) -> li
 
 
 def prepare(project: Path | None = None) -> Path:
+    """Set Hydra up for a Silo command run in ``project`` (found from the cwd by default).
+
+    Registers the resolvers the primary config uses, stores every environment folder without
+    a YAML file as an ``env`` option and silences the warning about a project without
+    ``conf/``. Returns the project folder.
+    """
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf
 
@@ -118,7 +119,6 @@ def check_group_overrides(args: list[str], project: Path) -> None:
 # Launchers Silo ships configs for, and the plugin package each needs (an optional extra).
 _LAUNCHER_PLUGINS = {
     "joblib": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
-    "hydra_joblib": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
     "ray_local": ("hydra_plugins.hydra_ray_launcher", "ray"),
     "ray_cluster": ("hydra_plugins.hydra_ray_launcher", "ray"),
     "slurm": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
@@ -127,8 +127,10 @@ _LAUNCHER_PLUGINS = {
 
 
 def _check_launcher(choice: str) -> None:
-    """One line naming the extra to install when a launcher's plugin is missing (Hydra would
-    say it cannot find a config the user never typed)."""
+    """Refuse a launcher whose plugin is missing in one line naming the extra to install.
+
+    Hydra would say it cannot find a config the user never typed.
+    """
     found = _LAUNCHER_PLUGINS.get(choice)
     if found is None:
         return
@@ -166,83 +168,3 @@ def _check_key(key: str) -> None:
         "override_invalid",
         f'unknown key "{key}"; {hint}known: {", ".join(choices)} (use +{key}=... to add a new key)',
     )
-
-
-@contextmanager
-def compose_once() -> Iterator[None]:
-    """While a ``@hydra.main`` app runs inside this block, compose a single run's config once.
-
-    Hydra 1.3 composes the whole config twice for a run: ``get_mode`` composes it (as for a
-    multirun, errors swallowed) only to read ``hydra.mode``, then ``run`` composes it again.
-    Each composition is a large share of a short rollout's start-up. Here ``get_mode`` composes
-    the run's config and hands that very object to ``run``, after applying the ``hydra.mode=RUN``
-    override that Hydra appends when the config names no mode, the way Hydra's loader applies a
-    last override. Whenever that composition fails, Hydra's own ``get_mode`` runs instead, so
-    errors, and the choice between run and multirun, come out exactly as before.
-    """
-    try:
-        from hydra._internal.config_loader_impl import ConfigLoaderImpl
-        from hydra._internal.hydra import Hydra
-        from hydra.types import RunMode
-
-        apply_overrides = ConfigLoaderImpl._apply_overrides_to_config
-        original = Hydra.get_mode
-    except (ImportError, AttributeError):  # not the Hydra 1.3 this was written against
-        yield
-        return
-
-    def get_mode(self: Any, config_name: str | None, overrides: list[str]) -> Any:
-        try:
-            cfg = self.compose_config(
-                config_name=config_name, overrides=overrides, run_mode=RunMode.RUN
-            )
-        except Exception:  # let Hydra compose again and report the problem its own way
-            return original(self, config_name, overrides)
-        mode = cfg.hydra.mode
-        if mode == RunMode.MULTIRUN:
-            return mode
-        expected = list(overrides)
-        if mode is None:
-            from hydra.core.override_parser.overrides_parser import OverridesParser
-
-            line = "hydra.mode=RUN"
-            apply_overrides(OverridesParser.create().parse_overrides([line]), cfg)
-            cfg.hydra.overrides.hydra.append(line)
-            expected.append(line)
-        _hand_over(self.config_loader, cfg, config_name, expected, RunMode.RUN)
-        return mode
-
-    Hydra.get_mode = get_mode  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        Hydra.get_mode = original  # type: ignore[method-assign]
-
-
-def _hand_over(
-    loader: Any, cfg: Any, config_name: str | None, overrides: list[str], run_mode: Any
-) -> None:
-    """Make ``loader``'s next ``load_configuration`` return ``cfg`` if asked for that config."""
-    compose = loader.load_configuration
-    wanted = (config_name, overrides, run_mode, True, True)
-
-    def load_configuration(
-        config_name: str | None,
-        overrides: list[str],
-        run_mode: Any,
-        from_shell: bool = True,
-        validate_sweep_overrides: bool = True,
-    ) -> Any:
-        del loader.load_configuration  # one use: any later composition is Hydra's own
-        asked = (config_name, list(overrides), run_mode, from_shell, validate_sweep_overrides)
-        if asked == wanted:
-            return cfg
-        return compose(
-            config_name=config_name,
-            overrides=overrides,
-            run_mode=run_mode,
-            from_shell=from_shell,
-            validate_sweep_overrides=validate_sweep_overrides,
-        )
-
-    loader.load_configuration = load_configuration

@@ -1,6 +1,6 @@
 """``hydra/sweeper=silo``: Hydra's basic sweeper, without composing every job twice.
 
-Contract: :class:`SiloSweeper` sweeps exactly like Hydra's ``BasicSweeper`` (same grammar, same
+Contract: :class:`ShapeSweeper` sweeps exactly like Hydra's ``BasicSweeper`` (same grammar, same
 cartesian product and job order, ``hydra.sweeper.params``, ``max_batch_size``, ``multirun.yaml``
 in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with three differences:
 
@@ -21,58 +21,70 @@ in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with three
   stops there). Either way the sweep ends normally, so the callbacks' ``on_multirun_end`` runs
   and ``summary.json`` covers every rollout written. With ``HYDRA_FULL_ERROR=1`` errors propagate
   as with the basic sweeper.
-* Hydra only instantiates plugins it found under the ``hydra_plugins`` namespace package, which
-  a setuptools editable install of Silo cannot provide (pkgutil does not list the editable
-  finder's modules). :func:`register` adds the class to Hydra's plugin registry under
-  :data:`PLUGIN_TARGET`, the ``_target_`` of ``conf/hydra/sweeper/silo.yaml``; ``silo-run``
-  calls it before Hydra starts. The sweeper only runs in the launching process, so launcher
-  workers (joblib's loky processes, which rebuild the registry) never need it.
+* The exit status of the sweep (the worst of its jobs' statuses, 2 for a job that failed) goes
+  to the :class:`~silo.cli.hydra.task.RunTask` that launched it, whatever launcher ran the jobs
+  (a job's status comes back in its ``JobReturn``).
+
+Hydra instantiates only plugin classes it found under the ``hydra_plugins`` namespace package:
+the class it finds is ``hydra_plugins.silo_sweeper.silo_sweeper.SiloSweeper``, a subclass of
+this one shipped with Silo, whose module also stores the config ``hydra/sweeper/silo``.
 """
 
 from __future__ import annotations
 
+import io
+import itertools
 import os
 import re
 import sys
 from collections.abc import Sequence
+from contextlib import redirect_stderr
 from pathlib import Path
 from typing import Any
 
 from hydra.core.object_type import ObjectType
 from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Override
+from hydra.core.plugins import Plugins
 from hydra.core.utils import JobReturn, JobStatus
-from hydra.errors import ConfigCompositionException
+from hydra.errors import ConfigCompositionException, HydraException
 from hydra.plugins.launcher import Launcher
 from hydra.plugins.sweeper import Sweeper
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, OmegaConf
 
-__all__ = ["PLUGIN_TARGET", "SiloSweeper", "register"]
+from silo.cli.hydra.task import RunTask
 
-# Hydra refuses to instantiate a plugin whose class name is outside hydra_plugins.* (1.3).
-PLUGIN_TARGET = "hydra_plugins.silo_sweeper.SiloSweeper"
+__all__ = ["ShapeSweeper", "split_arguments"]
 
 
-def register() -> None:
-    """Make ``hydra/sweeper=silo`` (and ``hydra/launcher=joblib``) instantiable here (idempotent).
+def split_arguments(
+    overrides: Sequence[Override], max_batch_size: int | None
+) -> list[list[list[str]]]:
+    """The jobs of a sweep in batches, exactly as Hydra's basic sweeper expands them.
 
-    ``Plugins.instance()`` is the plugin scan Hydra runs at every start anyway; calling it
-    first only moves it earlier.
+    The cartesian product of every override's values, the first override varying slowest; a
+    key given twice keeps its place and its last values. Hydra's own expansion is not public
+    API, so it is restated here (it is the grammar users know from ``hydra/sweeper=basic``).
     """
-    from hydra.core.plugins import Plugins
+    values: dict[str, list[str]] = {}
+    for override in overrides:
+        key = override.get_key_element()
+        if not override.is_sweep_override():
+            values[key] = [f"{key}={override.get_value_element_as_str()}"]
+        elif override.is_discrete_sweep():
+            values[key] = [f"{key}={value}" for value in override.sweep_string_iterator()]
+        else:
+            kind = override.value_type.name if override.value_type else "?"
+            raise HydraException(f"ShapeSweeper does not support sweep type : {kind}")
+    jobs = [list(job) for job in itertools.product(*values.values())]
+    if max_batch_size is None:
+        return [jobs]
+    assert max_batch_size > 0, "hydra.sweeper.max_batch_size must be a positive number"
+    return [jobs[i : i + max_batch_size] for i in range(0, len(jobs), max_batch_size)]
 
-    plugins = Plugins.instance()
-    plugins.register(SiloSweeper)  # public: lists it under Sweeper (--info plugins)
-    plugins.class_name_to_class[PLUGIN_TARGET] = SiloSweeper
-    from silo.cli.hydra import launcher as _launcher
 
-    _launcher.register(plugins)
-
-
-# Not a subclass of BasicSweeper: Hydra's plugin scan re-executes the core plugin modules, so
-# BasicSweeper's own super() call would name a newer class than the one subclassed here. Its
-# job expansion (the part that must not drift) is called through the module instead.
-class SiloSweeper(Sweeper):
+class ShapeSweeper(Sweeper):
     """Hydra's basic sweeper that composes one job per shape before launching (module doc)."""
 
     def __init__(
@@ -84,6 +96,7 @@ class SiloSweeper(Sweeper):
         self.hydra_context: HydraContext | None = None
         self.config: DictConfig | None = None
         self.launcher: Launcher | None = None
+        self.task_function: TaskFunction | None = None
         self._shaping_keys: dict[str, bool] = {}
         self._groups: dict[str, set[str]] = {}
         self._varying: set[int] | None = None
@@ -91,26 +104,22 @@ class SiloSweeper(Sweeper):
     def setup(
         self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig
     ) -> None:
-        from hydra.core.plugins import Plugins
-
+        """Keep what :meth:`sweep` needs and instantiate the configured launcher, as Hydra's."""
         self.hydra_context = hydra_context
         self.config = config
+        self.task_function = task_function
         self.launcher = Plugins.instance().instantiate_launcher(
             hydra_context=hydra_context, task_function=task_function, config=config
         )
 
     def sweep(self, arguments: list[str]) -> Any:
+        """Expand, check (one composition per shape) and launch the jobs, batch by batch."""
         assert self.config is not None
         assert self.launcher is not None
         assert self.hydra_context is not None
-        # Imported here, not at the top: silo-run imports this module at every start.
-        from hydra._internal.core_plugins import basic_sweeper
-
         params_conf = [f"{k}={v}" for k, v in self.params.items()] + list(arguments)
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
-        self.overrides = basic_sweeper.BasicSweeper.split_arguments(
-            parser.parse_overrides(params_conf), self.max_batch_size
-        )
+        self.overrides = split_arguments(parser.parse_overrides(params_conf), self.max_batch_size)
         sweep_dir = Path(self.config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)
         OmegaConf.save(self.config, sweep_dir / "multirun.yaml")
@@ -128,11 +137,13 @@ class SiloSweeper(Sweeper):
                 self._launch_failed(batch, initial_job_idx, exc)
                 break
             for num, (job, result) in enumerate(zip(batch, results, strict=True), initial_job_idx):
-                # JobReturn.return_value would print Hydra's own line and re-raise.
-                if result.status == JobStatus.FAILED:
-                    if _full_error():
-                        raise result._return_value
-                    self._report(num, job, "failed", result._return_value)
+                if result.status == JobStatus.COMPLETED:
+                    if isinstance(result.return_value, int):
+                        self._exit_status(result.return_value)
+                    continue
+                if _full_error():
+                    _ = result.return_value  # raises the job's exception, as Hydra's sweeper
+                self._report(num, job, "failed", _job_exception(result))
             initial_job_idx += len(batch)
             returns.append(results)
         return returns
@@ -235,9 +246,22 @@ class SiloSweeper(Sweeper):
             agent=values.get("agent", choices.get("agent", "?")),
             error=error,
         )
-        from silo.cli import run as run_cli  # the exit status of silo-run, as the summary does
+        self._exit_status(2)
 
-        run_cli.STATUS.append(2)
+    def _exit_status(self, status: int) -> None:
+        """Hand a job's exit status to the ``silo-run`` that launched the sweep."""
+        if isinstance(self.task_function, RunTask):
+            self.task_function.exit_status.report(status)
+
+
+def _job_exception(result: JobReturn) -> BaseException:
+    """The exception a failed job raised, read without the line Hydra prints as it re-raises."""
+    with redirect_stderr(io.StringIO()):
+        try:
+            _ = result.return_value
+        except BaseException as exc:  # whatever the task raised, as Hydra stored it
+            return exc
+    raise AssertionError(f"job {result.overrides} failed without an exception")
 
 
 def _full_error() -> bool:

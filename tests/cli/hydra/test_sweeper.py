@@ -1,7 +1,7 @@
 """silo-run's default sweeper (``hydra/sweeper=silo``): the basic sweeper's sweeps, fewer compositions.
 
 Real Hydra throughout: ``silo-run`` in a subprocess for what a user sees, and silo-run's
-``main()`` in this process where a test counts Hydra's compositions or registers a structured
+``run()`` in this process where a test counts Hydra's compositions or registers a structured
 config with Hydra's ConfigStore.
 """
 
@@ -19,11 +19,16 @@ from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.core.config_store import ConfigStore
 from hydra.core.plugins import Plugins
 from hydra.plugins.sweeper import Sweeper
+from omegaconf import OmegaConf
 
 from silo.cli import run as run_cli
 from silo.cli.hydra.setup import prepare
-from silo.cli.hydra.sweeper import PLUGIN_TARGET, SiloSweeper, register
+from silo.cli.hydra.sweeper import ShapeSweeper, split_arguments
 from tests.cli.test_run_cli import silo_run
+
+PLUGIN_TARGET = "hydra_plugins.silo_sweeper.silo_sweeper.SiloSweeper"
+JOBLIB_TARGET = "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"
+JOBLIB = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
 
 # Six jobs launched in two batches (4, then 2), each in its numbered folder.
 SIX_JOBS = [
@@ -64,9 +69,7 @@ def _in_process(
         return original(self, master_config, sweep_overrides)
 
     monkeypatch.setattr(ConfigLoaderImpl, "load_sweep_config", counting)
-    with pytest.raises(SystemExit) as stop:
-        run_cli.main()
-    return int(stop.value.code or 0), composed
+    return run_cli.run(), composed
 
 
 def test_silo_sweeper_is_the_default_and_basic_stays_selectable(toy_project: Path) -> None:
@@ -79,14 +82,38 @@ def test_silo_sweeper_is_the_default_and_basic_stays_selectable(toy_project: Pat
     assert basic.hydra.sweeper._target_ == BASIC_TARGET
 
 
-def test_registration_uses_hydra_internals_that_exist() -> None:
-    # Hydra 1.3 instantiates a plugin only by a hydra_plugins.* name it has registered.
-    register()
-    register()  # idempotent: silo-run may run several times in one process
-    plugins = Plugins.instance()
+def test_hydras_own_plugin_scan_finds_the_sweeper_once() -> None:
+    # Hydra 1.3 instantiates a plugin only by a hydra_plugins.* name its scan registered.
+    found = [
+        f"{c.__module__}.{c.__qualname__}"
+        for c in Plugins.instance().discover(Sweeper)
+        if issubclass(c, ShapeSweeper)
+    ]
+    assert found == [PLUGIN_TARGET]
     assert Plugins.is_in_toplevel_plugins_module(PLUGIN_TARGET)
-    assert plugins.class_name_to_class[PLUGIN_TARGET] is SiloSweeper
-    assert plugins.discover(Sweeper).count(SiloSweeper) == 1
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["task=A,B", "agent=solver,noop", "seed=1"],
+        ["+rep=range(0,5)", "agent=solver"],
+        ["a=1,2", "b=x", "a=3,4,5"],  # a key given twice keeps its place and its last values
+        ["hydra/launcher=joblib", "~agent", "d={x:1}", "l=[1,2]", "c=choice(x,y)"],
+        [],
+    ],
+)
+@pytest.mark.parametrize("max_batch_size", [None, 1, 4])
+def test_jobs_are_expanded_exactly_as_by_hydras_basic_sweeper(
+    words: list[str], max_batch_size: int | None
+) -> None:
+    # Hydra's own expansion, the oracle, is not public API: silo restates it.
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    overrides = OverridesParser.create().parse_overrides(words)
+    expected = BasicSweeper.split_arguments(overrides, max_batch_size)
+    assert split_arguments(overrides, max_batch_size) == expected
 
 
 def test_a_sweep_composes_once_per_shape_not_once_per_job(
@@ -166,7 +193,7 @@ def test_a_job_that_cannot_compose_stops_the_sweep_before_any_rollout(toy_projec
         "# @package _global_\nhydra:\n  sweeper:\n    params:\n      agent: solver,nope\n"
     )
     proc = silo_run(toy_project, "-m", "env=toy", "task=TASK-001", "+sweep=typo")
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # could not start (was Hydra's 1)
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("sweep job #1 (agent=nope): ")
     assert "Could not find 'agent/nope'" in proc.stderr
@@ -191,3 +218,67 @@ def test_a_job_only_the_launcher_can_refuse_stops_the_sweep_and_keeps_the_summar
     (infra,) = summary["infraErrors"]
     assert infra["error"].startswith("job #1 (++typed.count=abc) could not be composed: ")
     assert "could not be converted to Integer" in infra["error"]
+
+
+def _launcher_config(project: Path, *args: str) -> tuple[dict[str, object], str]:
+    """``hydra.launcher`` as silo-run composes it (``--cfg hydra``), and stderr."""
+    proc = silo_run(
+        project, "--cfg", "hydra", "--package", "hydra.launcher", "task=TASK-001", *args
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.split("# @package hydra.launcher\n", 1)[-1]
+    return OmegaConf.to_container(OmegaConf.create(text)), proc.stderr  # type: ignore[return-value]
+
+
+def test_joblib_is_the_plugins_own_launcher(toy_project: Path) -> None:
+    (toy_project / "conf").mkdir()  # no "conf is not available" warning in stderr
+    launcher, err = _launcher_config(toy_project, *JOBLIB)
+    assert err == ""
+    assert launcher["_target_"] == JOBLIB_TARGET and launcher["n_jobs"] == 2
+
+
+def _results_by_job(sweep: Path) -> dict[str, tuple[str, str, bytes]]:
+    """Job number (its subdir) → task, agent and result.json + state-diff.json bytes."""
+    found = {}
+    for run_json in sweep.glob("*/*/run.json"):
+        run = json.loads(run_json.read_text())
+        files = (run_json.parent / "result.json").read_bytes()
+        files += (run_json.parent / "state-diff.json").read_bytes()
+        found[run_json.parent.parent.name] = (run["taskId"], run["agent"], files)
+    return found
+
+
+def test_joblib_gives_the_basic_launchers_job_numbers_folders_and_results(
+    toy_project: Path, tmp_path: Path
+) -> None:
+    (toy_project / "conf").mkdir()
+    found = []
+    for name, extra in (("basic", []), ("joblib", JOBLIB)):
+        runs_dir = tmp_path / name
+        proc = silo_run(toy_project, *SIX_JOBS, *extra, f"runs_dir={runs_dir}")
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == ""
+        (sweep,) = list(runs_dir.iterdir())
+        found.append(_results_by_job(sweep))
+    assert sorted(found[1]) == ["0", "1", "2", "3", "4", "5"]
+    assert found[1] == found[0]
+
+
+def test_a_failed_rollout_in_a_joblib_worker_makes_the_sweep_exit_one(toy_project: Path) -> None:
+    # The worker's status comes back in its JobReturn: nothing in this process saw it.
+    (toy_project / "conf").mkdir()
+    args = ["-m", "env=toy", "task=TASK-001", "agent=solver,noop", *JOBLIB]
+    assert silo_run(toy_project, *args).returncode == 1
+    assert silo_run(toy_project, *args, "fail_on_error=false").returncode == 0
+
+
+def test_a_failed_job_under_joblib_exits_two_with_one_line(toy_project: Path) -> None:
+    (toy_project / "conf").mkdir()
+    proc = silo_run(toy_project, "-m", "env=toy", "task=TASK-001", "seed=1,${oops},2,3,4", *JOBLIB)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("silo-run: job #1 (seed=") and "Interpolation key 'oops'" in line
+    (sweep,) = list((toy_project / ".silo" / "runs").iterdir())
+    (infra,) = [json.loads(x) for x in (sweep / "infra-errors.jsonl").read_text().splitlines()]
+    assert infra["error"] == line.removeprefix("silo-run: ")
+    assert json.loads((sweep / "summary.json").read_text())["rollouts"] == 4
