@@ -215,9 +215,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         from silo.batch.baseline import require_deterministic
-        from silo.cli.hydra.setup import check_group_overrides, prepare
-
         from silo.batch.sweep import concurrency
+        from silo.cli.hydra.setup import check_group_overrides, prepare
 
         project = prepare()
         base = project / "baselines"
