@@ -80,7 +80,7 @@ class Verifier:
     """How one task is graded. The task names it by ``id`` in its ``verifierId``.
 
     ``task_id`` is empty unless a deprecated ``define_verifier`` call restated the task; when set,
-    validation and the loader refuse a task whose ``verifierId`` points here from another task.
+    ``silo-validate`` reports a task whose ``verifierId`` points here from another task.
     """
 
     id: str

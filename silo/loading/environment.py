@@ -86,12 +86,6 @@ class Environment:
                 f'task "{task.id}" names verifier "{task.verifier_id}", which environment '
                 f'"{self.name}" does not export; add it to the verifiers list',
             )
-        if verifier.task_id and verifier.task_id != task.id:
-            raise SiloError(
-                "verifier_task_mismatch",
-                f'task "{task.id}" names verifier "{verifier.id}", which define_verifier ties to '
-                f'task "{verifier.task_id}"; drop the task id from define_verifier or fix verifierId',
-            )
         return verifier
 
     @property
