@@ -8,7 +8,7 @@ entities as the task it copies, so the scripted solver solves them all) and a
 
 Then, timed in the same run:
 
-* in process: ``list(silo.batch.baseline.check(target, ...))`` against the same 500 rollouts run
+* in process: ``list(silo.batch.baseline.check_goldens(target, ...))`` against the same 500 rollouts run
   with ``run_task(..., write_artifacts=False)`` and nothing else (medians of ``--repeat``);
 * end to end: ``silo-baseline check`` (a subprocess) against a subprocess that imports Silo,
   loads the environment and runs the same 500 rollouts.
@@ -88,7 +88,7 @@ def main() -> None:
         goldens = sorted((project / "baselines" / "crm" / "solver").glob("*.json"))
         assert len(goldens) == 2 * args.tasks, len(goldens)
 
-        from silo.batch.baseline import Target, check
+        from silo.batch.baseline import Target, check_goldens
         from silo.batch.sweep import Point
         from silo.loading.environment import load_environment
         from silo.rollout.run import Budget, run_task
@@ -111,7 +111,7 @@ def main() -> None:
                 )
 
         def checked() -> None:
-            outcomes = list(check(target, project, base))
+            outcomes = list(check_goldens(target, project, base))
             assert all(o.status == "ok" for o in outcomes), {o.status for o in outcomes}
 
         rollouts()

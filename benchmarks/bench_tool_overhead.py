@@ -13,16 +13,25 @@ checked against the no-op tool in memory mode and reported for every row.
 
 Invalid input still goes through jsonschema's full report: the last check confirms that an
 input with three mistakes comes back with all three listed.
+
+The validator choice (issue 12: at most two on the tool-input path) is measured too: for each
+candidate fast check (Silo's generated check, jsonschema, and fastjsonschema when it is
+installed), the median time of one check of each CRM call's valid input, the compile cost per
+CRM tool schema and the import cost of the library (a fresh interpreter, ``-X importtime``).
 """
 
 from __future__ import annotations
 
 import gc
 import shutil
+import subprocess
+import sys
+from functools import partial
 
 from _common import (
     ROOT,
     Report,
+    batch_samples,
     header,
     median,
     p90,
@@ -149,6 +158,75 @@ def rollout_overheads(env, rounds: int) -> dict[str, list[tuple[str, float, floa
     return records
 
 
+def _import_ms(module: str) -> float:
+    """Cumulative import time of ``module`` in a fresh interpreter, in ms (``-X importtime``)."""
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr.splitlines()
+    mine = [line for line in out if line.rstrip().endswith(f"| {module}")]
+    return int(mine[-1].split("|")[1]) / 1000
+
+
+def validator_candidates(report: Report, tools: dict, batches: int) -> None:  # type: ignore[type-arg]
+    """Per-call and compile cost of each fast-check candidate on the CRM's schemas."""
+    from jsonschema import Draft202012Validator
+
+    from silo.schema.codegen import compile_check
+
+    def jsonschema_check(schema):  # type: ignore[no-untyped-def]
+        validator = Draft202012Validator(schema)
+        validator.is_valid({})  # jsonschema builds its checks on first use
+        return validator.is_valid
+
+    candidates = {"generated (silo)": compile_check, "jsonschema": jsonschema_check}
+    imports = {"generated (silo)": 0.0, "jsonschema": _import_ms("jsonschema")}
+    try:
+        import fastjsonschema
+    except ImportError:
+        pass
+    else:
+
+        def fastjsonschema_check(schema):  # type: ignore[no-untyped-def]
+            validate = fastjsonschema.compile(schema, use_default=False)
+
+            def check(value):  # type: ignore[no-untyped-def]
+                validate(value)  # raises when invalid, returns the value when valid
+                return True
+
+            return check
+
+        candidates["fastjsonschema"] = fastjsonschema_check
+        imports["fastjsonschema"] = _import_ms("fastjsonschema")
+    rows = []
+    for label, compile_one in candidates.items():
+        compiles = []
+        for tool in tools.values():
+            t0 = perf_counter()
+            compile_one(dict(tool.input_schema))
+            compiles.append(perf_counter() - t0)
+        per_call = []
+        for name, args in CRM_CALLS:
+            check = compile_one(dict(tools[name].input_schema))
+            assert check(args), (label, name)
+            per_call.append(median(batch_samples(partial(check, args), batches, 100)))
+        figures = {
+            "checkMedianUs": median(per_call) * 1e6,
+            "compileMedianMs": median(compiles) * 1e3,
+            "compileMaxMs": max(compiles) * 1e3,
+            "importMs": imports[label],
+        }
+        report.figure(f"validator/{label}", figures)
+        rows.append([label, *(f"{figures[k]:.2f}" for k in figures)])
+    report.print_table(
+        ["fast check", "check µs (median of CRM calls)", "compile ms median", "max", "import ms"],
+        rows,
+        title=f"validator candidates over the {len(tools)} CRM tool schemas",
+    )
+
+
 def main() -> None:
     args = parser(__doc__.splitlines()[0], pin=True).parse_args()
     cpu = None if args.no_pin else pin_one_cpu()
@@ -250,6 +328,8 @@ def main() -> None:
     report.figure("rolloutCallsP90Us", p90(all_over) * 1e6)
     report.figure("harnessMedianUs", timing * 1e6)
     report.figure("rolloutEngineMedianUs", (median(all_over) - timing) * 1e6)
+
+    validator_candidates(report, {t.name: t for t in env.pool.tools()}, 20 if args.quick else 300)
 
     # Invalid input: every problem listed, through the full jsonschema report.
     world = env.pool.acquire()

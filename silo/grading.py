@@ -77,9 +77,12 @@ def mentions(text: str, phrase: str) -> bool:
 
 
 def same(after: Any, before: Any) -> bool:
-    """True when two values are equal. Silo hands verifiers an initial world that shares every
-    untouched record with the final one, so identity answers most comparisons without
-    serialising anything; a comparison of copies falls back to the canonical text."""
+    """True when two values are equal.
+
+    Silo hands verifiers an initial world that shares every untouched record with the final
+    one, so identity answers most comparisons without serialising anything; a comparison of
+    copies falls back to the canonical text.
+    """
     return after is before or canonical(after) == canonical(before)
 
 
@@ -113,8 +116,11 @@ def task_entities(context: VerifierContext) -> Mapping[str, Any]:
 
 
 def touched_rows(context: VerifierContext, collection: str) -> set[str] | None:
-    """Ids of the rows of ``collection`` the run added, removed or changed, read from the
-    state diff; ``None`` when the context carries no diff (then a verifier must compare)."""
+    """Ids of the rows of ``collection`` the run added, removed or changed.
+
+    Read from the state diff; ``None`` when the context carries no diff (then a verifier must
+    compare the two worlds itself).
+    """
     collections = context.state_diff.get("collections")
     if not isinstance(collections, Mapping):
         return None

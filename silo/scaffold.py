@@ -24,7 +24,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from silo.errors import SiloError
+from silo.errors import ScaffoldError
 from silo.jsonio import pretty
 from silo.loading.environment import DEFAULT_ENTRYPOINT, MANIFEST
 
@@ -37,7 +37,7 @@ __all__ = [
     "template_dir",
 ]
 
-TEMPLATES = ("blank", "minimal", "crm")
+TEMPLATES = ("blank", "minimal", "crm", "project")
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # What a template is made of; pyproject.toml packages the same kinds of files, so a checkout and
 # a wheel give identical environments (no caches, no run folders, no editor files).
@@ -57,7 +57,7 @@ def silo_version() -> str:
 def check_name(name: str) -> None:
     """Raise ``unsafe_name`` unless ``name`` is a plain folder name."""
     if not SAFE_NAME.match(name):
-        raise SiloError(
+        raise ScaffoldError(
             "unsafe_name",
             f'"{name}" is not a usable environment name; start with a letter or digit and use '
             "only letters, digits, '.', '_' and '-' (no slashes, no leading dot)",
@@ -87,7 +87,7 @@ def _collision(name: str, project_dir: Path) -> None:
     clash = next((t for t in taken if t.lower() == name.lower()), None)
     if clash is not None:
         same = "" if clash == name else f' (as "{clash}")'
-        raise SiloError(
+        raise ScaffoldError(
             "environment_already_exists",
             f'environment "{name}" already exists{same}; try "{suggest_name(name, taken)}"',
             {"suggestion": suggest_name(name, taken)},
@@ -103,7 +103,7 @@ def template_dir(template: str) -> Traversable:
     ``environments/<name>``.
     """
     if template not in TEMPLATES:
-        raise SiloError(
+        raise ScaffoldError(
             "template_not_found",
             f'unknown template "{template}"; available: {", ".join(TEMPLATES)}',
         )
@@ -114,7 +114,7 @@ def template_dir(template: str) -> Traversable:
     mapped = checkout / "environments" / template
     if (checkout / "pyproject.toml").is_file() and mapped.is_dir():
         return mapped
-    raise SiloError(
+    raise ScaffoldError(
         "template_not_found",
         f'the files of template "{template}" are missing from this Silo installation; '
         "reinstall Silo",

@@ -21,6 +21,7 @@ from typing import Any, overload
 __all__ = ["Tool", "ToolError", "define_tool", "tool"]
 
 RunFn = Callable[[Any, dict[str, Any]], Any]
+"""A tool's body: ``run(state, input)`` with the validated input object; returns JSON."""
 
 
 class ToolError(Exception):
@@ -31,12 +32,18 @@ class ToolError(Exception):
     """
 
     def __init__(self, code: str, message: str, details: Mapping[str, Any] | None = None) -> None:
+        """Refuse with ``code`` (what kind of refusal), ``message`` and optional ``details``.
+
+        ``message`` is what the agent reads, so it should say what to do instead; ``details``
+        must be JSON and is copied, so later changes to the mapping do not leak into the result.
+        """
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = dict(details) if details is not None else None
 
     def to_output(self) -> dict[str, Any]:
+        """The error result the agent sees: ``{code, message}``, plus ``details`` when given."""
         out: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.details is not None:
             out["details"] = self.details
@@ -45,7 +52,17 @@ class ToolError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class Tool:
-    """One capability offered to the agent. ``read_only`` tools promise not to change state."""
+    """One capability offered to the agent; build it with :func:`define_tool` or :func:`tool`.
+
+    Attributes:
+        name: What the agent calls it by; unique within an environment.
+        description: What it does and when to use it, as the agent reads it.
+        input_schema: JSON Schema (Draft 2020-12) of the input object; every call is validated
+            against it before ``run`` executes, and invalid input never reaches ``run``.
+        run: ``run(state, input)``, the tool's body (see :data:`RunFn`).
+        read_only: A promise that ``run`` does not change the state. The engine does not
+            check it; ``silo-ls`` shows it, so agents and people can tell reads from writes.
+    """
 
     name: str
     description: str
@@ -162,9 +179,7 @@ def _schema_from_signature(func: Callable[..., Any]) -> tuple[dict[str, Any], st
         annotation = hints.get(param.name, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
-    model = create_model(  # type: ignore[call-overload]
-        f"{func.__name__}_input", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model = create_model(f"{func.__name__}_input", __config__=ConfigDict(extra="forbid"), **fields)
     schema = model.model_json_schema()
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():

@@ -34,12 +34,23 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Check:
+    """One graded fact about the final world; build it with :func:`check` or :func:`optional`.
+
+    Attributes:
+        label: What was checked, as a person reads it in ``result.json`` ("The deal is won").
+        passed: Whether the world satisfies it.
+        detail: Evidence for the verdict (what was found instead), empty when there is none.
+        required: True when the task fails unless it passes; False when it only counts toward
+            the reward.
+    """
+
     label: str
     passed: bool
     detail: str = ""
     required: bool = True
 
     def to_json(self) -> dict[str, Any]:
+        """The check as ``result.json`` lists it: label, passed, detail and required."""
         return {
             "label": self.label,
             "passed": self.passed,
@@ -73,14 +84,24 @@ class VerifierContext:
 
 
 CheckFn = Callable[[Any, Any, VerifierContext], Iterable[Check]]
+"""A verifier's body: ``check(final, initial, context)`` returns the task's checks.
+
+``final`` and ``initial`` are read-only snapshots of the world after and before the run.
+"""
 
 
 @dataclass(frozen=True)
 class Verifier:
-    """How one task is graded. The task names it by ``id`` in its ``verifierId``.
+    """How one task is graded; build it with :func:`define_verifier`.
 
-    ``task_id`` is empty unless a deprecated ``define_verifier`` call restated the task; when set,
-    ``silo-validate`` reports a task whose ``verifierId`` points here from another task.
+    A task names its verifier by ``id`` in its ``verifierId``: that is the only link needed.
+
+    Attributes:
+        id: The verifier's own id, named in ``result.json`` and in its errors.
+        task_id: Empty unless a deprecated ``define_verifier`` call restated the task; when
+            set, ``silo-validate`` reports a task whose ``verifierId`` points here from another.
+        name: A short human name for reports.
+        check: The body (see :data:`CheckFn`).
     """
 
     id: str
@@ -133,6 +154,19 @@ class VerifierError(Exception):
 
 @dataclass(frozen=True)
 class Score:
+    """The graded outcome of a list of checks, as :func:`score` computes it.
+
+    Attributes:
+        passed: Every required check passed.
+        reward: Passed checks over all checks, rounded half-up to two decimals.
+        required_passed: How many required checks passed.
+        required_total: How many checks were required.
+        failed_required: Labels of the required checks that failed, in order.
+        checks_passed: How many checks passed, required or not.
+        checks_failed: How many checks failed, required or not.
+        checks: Every check, in the order the verifier returned them.
+    """
+
     passed: bool
     reward: float
     required_passed: int
@@ -144,6 +178,11 @@ class Score:
 
 
 def round_half_up(value: float, places: int = 2) -> float:
+    """``value`` rounded to ``places`` decimals with halves going up (0.125 -> 0.13).
+
+    Python's ``round`` goes to even and works on the binary float, so 2/3 of checks or an exact
+    half could round differently from what a person computing the reward by hand expects.
+    """
     quantum = Decimal(1).scaleb(-places)
     return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 

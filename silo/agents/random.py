@@ -9,22 +9,24 @@ and random optional properties, arrays with ``items``/``prefixItems``/``minItems
 ``$defs``). Every drawn input is checked against the schema with ``jsonschema`` (formats too) and
 redrawn if invalid; a tool whose schema cannot be satisfied is skipped and named in the output.
 Strings for properties named ``...Id`` (and items of ``...Ids``) are often taken from ids seen in
-earlier outputs (strings matching ``^[A-Z]+-\\d+$``), so calls reach real records.
+earlier outputs, so calls reach real records. Which strings are ids the environment says: those
+under an ``id`` or ``...Id`` key, and those matching the ``pattern`` its tool schemas give their
+``...Id`` properties (:func:`~silo.agents.sampler.id_patterns`).
 
 Determinism: all choices come from one ``random.Random(seed)``; with ``seed=None`` the run's seed
-(``AgentInput.seed``) is used instead, so by default the agent follows the run's seed. ``RunLimitError`` ends the loop cleanly. The output is one line
-summarising the calls and the error codes they returned.
+(``AgentInput.seed``) is used instead, so by default the agent follows the run's seed.
+``RunLimitError`` ends the loop cleanly. The output is one line summarising the calls and the
+error codes they returned.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from random import Random
 from typing import Any, ClassVar
 
 from silo.agents.contract import AgentInput, RunLimitError
-from silo.agents.sampler import ID_IN_JSON, SchemaSampler, Unsatisfiable
+from silo.agents.sampler import SchemaSampler, Unsatisfiable, id_patterns, ids_in
 
 __all__ = ["RandomAgent"]
 
@@ -35,15 +37,18 @@ class RandomAgent:
     deterministic: ClassVar[bool] = True
 
     def __init__(self, seed: int | None = None, calls: int = 20) -> None:
+        """Make up to ``calls`` calls, drawn from ``seed`` (the run's seed when None)."""
         self.seed = seed
         self.calls = calls
 
     def __call__(self, inp: AgentInput) -> dict[str, Any]:
+        """Run the fuzzing loop against ``inp``'s tools; the output summarises what happened."""
         seed = inp.seed if self.seed is None else self.seed
         rng = Random(seed)
         ids: dict[str, None] = {}
         sampler = SchemaSampler(rng, ids)
         usable = [spec for spec in inp.tools if isinstance(spec.get("name"), str)]
+        patterns = id_patterns(spec.get("inputSchema") for spec in usable)
         skipped: list[str] = []
         codes: Counter[str] = Counter()
         made = ok = 0
@@ -68,7 +73,7 @@ class RandomAgent:
                 codes[str(code or "error")] += 1
             else:
                 ok += 1
-                ids.update(dict.fromkeys(ID_IN_JSON.findall(json.dumps(output, default=str))))
+                ids.update(dict.fromkeys(ids_in(output, patterns)))
         if inp.signal.aborted and not stopped:
             stopped = inp.signal.reason or "cancelled"
         summary = f"random agent (seed {seed}): {made} calls, {ok} ok, {made - ok} errors"

@@ -94,11 +94,13 @@ class ReplayAgent:
     deterministic: ClassVar[bool] = True
 
     def __init__(self, trace: str | Path | None = None) -> None:
+        """Replay ``trace``; a missing path is refused here, before the run starts."""
         if trace is None or not str(trace).strip():  # checked when built: a run that cannot start
             raise AgentError("set agent.trace=<path to trace.jsonl>")
         self.trace = trace
 
     def __call__(self, inp: AgentInput) -> dict[str, Any]:
+        """Make the recorded calls against ``inp``'s world and end as the recording ended."""
         recorded = read_trace(Path(self.trace).expanduser())
         for call in recorded.calls:
             result = inp.call_tool(call["tool"], call["input"])

@@ -1,7 +1,7 @@
 """Finding the agent a rollout should run.
 
 Contract: :func:`resolve_agent` accepts a callable, a built-in name (``solver`` — the
-environment's own ``solver.py`` —, ``noop``, ``random``, ``replay``, ``openai``), a file
+environment's own ``solver.py`` —, ``noop``, ``random``, ``replay``, ``openai``, ``anthropic``), a file
 (``agents/mine.py`` or ``agents/mine.py:attr``, relative to the project), a Python target
 (``pkg.module:attr``), or a config mapping with ``name``, ``path`` or ``_target_`` (the other
 keys are keyword arguments for the factory). A class or a target given keyword arguments is a
@@ -30,11 +30,14 @@ BUILTIN_AGENTS: dict[str, str] = {
     "random": "silo.agents.random:RandomAgent",
     "replay": "silo.agents.replay:ReplayAgent",
     "openai": "silo.agents.openai:OpenAIAgent",
+    "anthropic": "silo.agents.anthropic:AnthropicAgent",
 }
 
 
 @dataclass(frozen=True)
 class ResolvedAgent:
+    """An agent ready to run: the callable, where it came from, and whether it is deterministic."""
+
     fn: Callable[..., Any]
     path: str  # the agent's file or Python target, recorded in run.json
     label: str
@@ -94,6 +97,16 @@ def _from_file(spec: str, project_dir: Path, env: Environment | None) -> tuple[A
 def resolve_agent(
     spec: Any, env: Environment | None = None, project_dir: Path | None = None
 ) -> ResolvedAgent:
+    """The agent ``spec`` names (see the module docstring for every form it takes).
+
+    Args:
+        spec: a callable, a built-in name, a file, a Python target or a config mapping.
+        env: the environment, for ``solver``; ``None`` when no environment is at hand.
+        project_dir: what relative agent files are resolved against (default: the cwd).
+
+    Raises:
+        SiloError: one line naming what is wrong with ``spec`` and how to fix it.
+    """
     project = project_dir or Path.cwd()
     if callable(spec) and not isinstance(spec, str):
         label = getattr(spec, "__name__", type(spec).__name__)

@@ -7,6 +7,11 @@ string lengths, common ``format`` values, ``pattern`` (a generator for the commo
 required and random optional properties, arrays, nested objects, ``anyOf``/``oneOf``/``allOf``
 and ``$ref`` to ``$defs``. Strings for ``...Id`` properties are often drawn from ``ids``. All
 randomness comes from ``rng``.
+
+Which strings are ids is the environment's to say, never a shape built in here:
+:func:`id_patterns` reads the ``pattern`` of every ``...Id`` property (and of the items of
+every ``...Ids`` array) from the tools' schemas, and :func:`ids_in` finds, in a tool's output,
+the strings stored under an ``id`` or ``...Id`` key and those matching one of those patterns.
 """
 
 from __future__ import annotations
@@ -17,25 +22,16 @@ import math
 import re
 import string
 import uuid
+from collections.abc import Iterable, Iterator, Mapping
 from random import Random
-from re import _parser as sre  # type: ignore[attr-defined]
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
-__all__ = ["SchemaSampler", "Unsatisfiable"]
+from silo.agents.pattern import PRINTABLE, Pattern, PatternError, parse_pattern
 
+__all__ = ["SchemaSampler", "Unsatisfiable", "id_patterns", "ids_in"]
 
-ID_IN_JSON = re.compile(r'"([A-Z]+-\d+)"')  # strings matching ^[A-Z]+-\d+$
-_ALPHABET = string.ascii_letters + string.digits + " -_.@:/"
-_CATEGORIES = {
-    "CATEGORY_DIGIT": string.digits,
-    "CATEGORY_NOT_DIGIT": string.ascii_letters + " -_",
-    "CATEGORY_WORD": string.ascii_letters + string.digits + "_",
-    "CATEGORY_NOT_WORD": " -.:/",
-    "CATEGORY_SPACE": " ",
-    "CATEGORY_NOT_SPACE": string.ascii_letters + string.digits,
-}
 _WORDS = ("acme", "globex", "initech", "north", "renewal", "q3", "pilot", "urgent", "note", "x")
 _TYPE_HINTS = (
     ("object", {"properties", "required", "additionalProperties"}),
@@ -79,6 +75,12 @@ class SchemaSampler:
         raise Unsatisfiable("no valid value found")
 
     def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
+        """One draw for ``schema`` (not checked against it), for a property called ``name``.
+
+        ``name`` steers the draw (``...Id`` strings favour known ids); ``depth`` bounds
+        recursion. :meth:`sample_valid` checks and redraws; this raises :class:`Unsatisfiable`
+        when no value can be drawn at all.
+        """
         if depth > _MAX_DEPTH * 2 or schema is False:
             raise Unsatisfiable("schema too deep or false")
         schema = self._flatten(schema if isinstance(schema, dict) else {})
@@ -146,7 +148,7 @@ class SchemaSampler:
                 realistic = [self._formatted(f) or "" for f in ("date", "date-time", "email")]
                 fitting = [s for s in realistic if re.search(pattern, s)]
                 use_real = fitting and self.rng.random() < 0.7
-                candidate = fitting[0] if use_real else self._regex(list(_parse_regex(pattern)))
+                candidate = fitting[0] if use_real else _parse(pattern).draw(self.rng)
             if candidate is None:
                 candidate = self._word(schema)
             if _string_ok(candidate, schema):
@@ -170,33 +172,11 @@ class SchemaSampler:
         hi = schema.get("maxLength", max(lo, 16))
         text = " ".join(self.rng.choice(_WORDS) for _ in range(self.rng.randint(1, 3)))
         if self.rng.random() < 0.2:
-            text = "".join(self.rng.choice(_ALPHABET) for _ in range(self.rng.randint(lo, hi)))
+            text = "".join(self.rng.choice(PRINTABLE) for _ in range(self.rng.randint(lo, hi)))
         text = text[:hi]
         while len(text) < lo:
             text += self.rng.choice(string.ascii_lowercase)
         return text
-
-    def _regex(self, items: list[tuple[Any, Any]]) -> str:
-        """A string matching a parsed regex (``re._parser`` items); rare constructs unsupported."""
-        out: list[str] = []
-        for op, av in items:
-            kind = str(op)
-            if kind in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
-                chars = _class_chars(kind, av)
-                if not chars:
-                    raise Unsatisfiable("regex character class matches nothing usable")
-                out.append(self.rng.choice(chars))
-            elif kind == "BRANCH":
-                out.append(self._regex(list(self.rng.choice(av[1]))))
-            elif kind == "SUBPATTERN":
-                out.append(self._regex(list(av[-1])))
-            elif kind in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-                low, high, sub = av
-                count = self.rng.randint(low, min(high, low + 3))
-                out.extend(self._regex(list(sub)) for _ in range(count))
-            elif kind != "AT":
-                raise Unsatisfiable(f"unsupported regex construct {kind}")
-        return "".join(out)
 
     def _array(self, schema: dict[str, Any], name: str, depth: int) -> list[Any]:
         prefix = list(schema.get("prefixItems", []))
@@ -228,33 +208,11 @@ class SchemaSampler:
         return out
 
 
-def _parse_regex(pattern: str) -> Any:
+def _parse(pattern: str) -> Pattern:
     try:
-        return sre.parse(pattern)
-    except re.error as exc:
-        raise Unsatisfiable(f"bad pattern: {exc}") from None
-
-
-def _class_chars(kind: str, av: Any) -> str:
-    """The characters (from a printable pool) that one regex character item can match."""
-    if kind == "LITERAL":
-        return chr(av)
-    if kind == "NOT_LITERAL":
-        return _ALPHABET.replace(chr(av), "")
-    if kind == "ANY":
-        return string.ascii_letters + string.digits
-    negate = bool(av) and str(av[0][0]) == "NEGATE"
-    chars = ""
-    for op, arg in av[1:] if negate else av:
-        if str(op) == "LITERAL":
-            chars += chr(arg)
-        elif str(op) == "RANGE":
-            chars += "".join(chr(c) for c in range(arg[0], min(arg[1], arg[0] + 255) + 1))
-        elif str(op) == "CATEGORY" and str(arg) in _CATEGORIES:
-            chars += _CATEGORIES[str(arg)]
-        else:
-            raise Unsatisfiable(f"unsupported regex class item {op}")
-    return "".join(c for c in _ALPHABET if c not in chars) if negate else chars
+        return parse_pattern(pattern)
+    except PatternError as exc:
+        raise Unsatisfiable(f"pattern {pattern!r}: {exc}") from None
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -283,7 +241,9 @@ def _pick_type(schema: dict[str, Any], rng: Random) -> str:
         return declared
     if isinstance(declared, list) and declared:
         non_null = [t for t in declared if t != "null"]
-        return rng.choice(non_null) if non_null and rng.random() < 0.9 else rng.choice(declared)
+        return str(
+            rng.choice(non_null) if non_null and rng.random() < 0.9 else rng.choice(declared)
+        )
     for kind, keywords in _TYPE_HINTS:
         if keywords & schema.keys():
             return kind
@@ -307,3 +267,61 @@ def _string_ok(text: str, schema: dict[str, Any]) -> bool:
         return False
     pattern = schema.get("pattern")
     return pattern is None or re.search(pattern, text) is not None
+
+
+def id_patterns(schemas: Iterable[Any]) -> list[re.Pattern[str]]:
+    """The ``pattern`` of every id-named string in ``schemas``, compiled, in order of appearance.
+
+    An id-named string is a property whose name ends in ``Id`` or the items of one whose name
+    ends in ``Ids``; patterns that do not compile are left out.
+    """
+    found: dict[str, None] = {}
+    for schema in schemas:
+        _collect_id_patterns(schema, "", found, 0)
+    compiled = []
+    for pattern in found:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error:
+            continue
+    return compiled
+
+
+def _collect_id_patterns(schema: Any, name: str, found: dict[str, None], depth: int) -> None:
+    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH * 2:
+        return
+    pattern = schema.get("pattern")
+    if name.endswith("Id") and isinstance(pattern, str):
+        found[pattern] = None
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        for key, sub in properties.items():
+            _collect_id_patterns(sub, str(key), found, depth + 1)
+    item_name = name[:-1] if name.endswith("Ids") else ""
+    _collect_id_patterns(schema.get("items"), item_name, found, depth + 1)
+    for key in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(key)
+        for sub in branches if isinstance(branches, list) else ():
+            _collect_id_patterns(sub, name, found, depth + 1)
+    definitions = schema.get("$defs")
+    if isinstance(definitions, Mapping):
+        for sub in definitions.values():
+            _collect_id_patterns(sub, "", found, depth + 1)
+
+
+def ids_in(value: Any, patterns: list[re.Pattern[str]]) -> Iterator[str]:
+    """The ids in a tool's output, in the order the output holds them.
+
+    An id is a string stored under an ``id``, ``...Id`` or ``...Ids`` key, or one matching one
+    of ``patterns`` (from :func:`id_patterns`) wherever it is.
+    """
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        key, item = stack.pop()
+        if isinstance(item, str):
+            if key == "id" or key.endswith(("Id", "Ids")) or any(p.search(item) for p in patterns):
+                yield item
+        elif isinstance(item, Mapping):
+            stack.extend((str(k), v) for k, v in reversed(list(item.items())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((key, v) for v in reversed(item))

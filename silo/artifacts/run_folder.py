@@ -1,9 +1,11 @@
 """Run artifacts: run ids, run folders and the JSON documents of a rollout.
 
 Contract: :func:`allocate_run_dir` creates ``<runs_dir>/run_<UTC yyyymmddHHMMSS>_<suffix>`` with
-an exclusive ``mkdir``, so concurrent processes never share or overwrite a folder. The builders
-give ``result.json`` (fixed key order; no timestamps, no run ids) and ``run.json``; every JSON
-file is written atomically. ``state-diff.json`` comes from the world (see ``silo.world.pool``).
+an exclusive ``mkdir``, so concurrent processes never share or overwrite a folder; nothing is
+remembered between calls. :func:`build_result` gives ``result.json`` (fixed key order; no
+timestamps, no run ids) as a :class:`~silo.artifacts.documents.ResultDocument`; the other
+documents' types are in :mod:`silo.artifacts.documents`. ``state-diff.json`` comes from the
+world (see ``silo.world.pool``).
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import os
 import secrets
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from silo.artifacts.documents import SCHEMA_VERSION, CheckDocument, ResultDocument
 from silo.verifiers import Score
 
 __all__ = [
     "RESULT_KEYS",
+    "SCHEMA_VERSION",
     "allocate_run_dir",
     "build_result",
     "new_run_id",
@@ -39,19 +43,7 @@ RESULT_KEYS = (
     "checks",
 )
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
-
-
-_STAMP: tuple[int, str] = (-1, "")
-
-
-def _stamp() -> str:
-    """``yyyymmddHHMMSS`` of now (UTC), formatted once per second."""
-    global _STAMP
-    now = int(time.time())
-    cached = _STAMP
-    if cached[0] != now:
-        cached = _STAMP = (now, time.strftime("%Y%m%d%H%M%S", time.gmtime(now)))
-    return cached[1]
+_SPACE = 36**6
 
 
 def _suffix() -> str:
@@ -64,34 +56,28 @@ def _suffix() -> str:
     return "".join(chars)
 
 
-_SPACE = 36**6
-
-
 def new_run_id(prefix: str = "run") -> str:
-    return f"{prefix}_{_stamp()}_{_suffix()}"
+    """``<prefix>_<UTC yyyymmddHHMMSS>_<6 base-36 chars>``: sortable by time, unique in practice."""
+    return f"{prefix}_{time.strftime('%Y%m%d%H%M%S', time.gmtime())}_{_suffix()}"
 
 
 def allocate_run_dir(runs_dir: Path, prefix: str = "run") -> tuple[str, Path]:
-    """A new, empty run folder; never one that already exists."""
+    """A new, empty run folder; never one that already exists.
+
+    The folder is made with one exclusive ``mkdir``; only when ``runs_dir`` itself is missing
+    are its parents made, so a sweep pays for ``mkdir -p`` once, with nothing remembered.
+    """
     base = os.fspath(runs_dir)
-    if base not in _MADE:
-        runs_dir.mkdir(parents=True, exist_ok=True)
-        _MADE.add(base)
     while True:
         run_id = new_run_id(prefix)
-        path = os.path.join(base, run_id)
         try:
-            os.mkdir(path)
+            os.mkdir(os.path.join(base, run_id))
         except FileExistsError:
             continue
-        except FileNotFoundError:  # the runs folder was removed since: make it again
+        except FileNotFoundError:  # no runs folder yet (or removed since): make it, then retry
             runs_dir.mkdir(parents=True, exist_ok=True)
             continue
         return run_id, runs_dir / run_id
-
-
-# Runs folders this process has made (or found): a sweep pays for mkdir -p once, not per run.
-_MADE: set[str] = set()
 
 
 def build_result(
@@ -102,36 +88,20 @@ def build_result(
     termination_reason: str,
     agent_output: Any,
     error: str | None,
-) -> dict[str, Any]:
-    """``result.json`` in its documented key order."""
-    if score is None:
-        graded: dict[str, Any] = {
-            "passed": False,
-            "reward": 0.0,
-            "requiredPassed": 0,
-            "requiredTotal": 0,
-            "failedRequired": [],
-            "checksPassed": 0,
-            "checksFailed": 0,
-        }
-        checks: list[dict[str, Any]] = []
-    else:
-        graded = {
-            "passed": score.passed,
-            "reward": score.reward,
-            "requiredPassed": score.required_passed,
-            "requiredTotal": score.required_total,
-            "failedRequired": list(score.failed_required),
-            "checksPassed": score.checks_passed,
-            "checksFailed": score.checks_failed,
-        }
-        checks = [c.to_json() for c in score.checks]
+) -> ResultDocument:
+    """``result.json`` in its documented key order (``score`` None: the verifier failed)."""
     return {
-        **graded,
+        "passed": score.passed if score else False,
+        "reward": score.reward if score else 0.0,
+        "requiredPassed": score.required_passed if score else 0,
+        "requiredTotal": score.required_total if score else 0,
+        "failedRequired": list(score.failed_required) if score else [],
+        "checksPassed": score.checks_passed if score else 0,
+        "checksFailed": score.checks_failed if score else 0,
         "toolCalls": tool_calls,
         "toolErrors": tool_errors,
         "terminationReason": termination_reason,
         "agentOutput": agent_output,
         "error": error,
-        "checks": checks,
+        "checks": [cast(CheckDocument, c.to_json()) for c in score.checks] if score else [],
     }

@@ -7,5 +7,7 @@ file is still JSON) and keep every key they were not asked to change. Tool and v
 scaffolding writes the new code, registers it in the environment's own list (``TOOLS`` /
 ``ALL_TOOLS`` in ``tools/__init__.py``, ``VERIFIERS`` / ``verifiers`` in ``verifiers.py``, else in
 the entrypoint) and then loads the environment; when it no longer loads, every file is put back.
-A refusal is a :class:`~silo.errors.SiloError` with a one-line message. Nothing here prompts.
+A refusal is a :class:`~silo.errors.AuthoringError` (a :class:`~silo.errors.TaskError` for a
+missing task, the loader's errors for an environment that does not load) with a one-line
+message. Nothing here prompts.
 """

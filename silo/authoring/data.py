@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.authoring.files import Edit, check_file_id, read_json, relative
-from silo.errors import SiloError
+from silo.errors import AuthoringError
 
 __all__ = ["add_data", "data_path", "list_data", "remove_data", "show_data", "update_data"]
 
@@ -22,12 +22,12 @@ def data_path(root: Path, name: str, *, exists: bool) -> Path:
     path = root / "data" / f"{stem}.json"
     if exists and not path.is_file():
         known = ", ".join(row["file"] for row in list_data(root)) or "none"
-        raise SiloError(
+        raise AuthoringError(
             "data_not_found",
             f'environment "{root.name}" has no data file "{stem}" (known: {known})',
         )
     if not exists and path.exists():
-        raise SiloError(
+        raise AuthoringError(
             "data_exists",
             f"{relative(root, path)} already exists; replace it with: silo-env data update "
             f"env={root.name} file={stem} value=...",
@@ -60,14 +60,14 @@ def add_data(root: Path, name: str, value: Any) -> dict[str, Any]:
 
 def _set_record(root: Path, path: Path, current: Any, record_id: str, value: Any) -> Any:
     if not isinstance(value, dict):
-        raise SiloError("authoring_invalid", "value= must be a JSON object when id= is given")
+        raise AuthoringError("authoring_invalid", "value= must be a JSON object when id= is given")
     if isinstance(current, dict):
         return {**current, record_id: value}
     if isinstance(current, list) and all(isinstance(row, dict) for row in current):
         row = {"id": record_id, **value}
         index = next((i for i, r in enumerate(current) if r.get("id") == record_id), None)
         return [*current, row] if index is None else [*current[:index], row, *current[index + 1 :]]
-    raise SiloError(
+    raise AuthoringError(
         "authoring_invalid",
         f"{relative(root, path)} is not a collection of records (a list of objects or an "
         "object keyed by id); replace it whole by leaving out id=",

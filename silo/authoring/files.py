@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silo.errors import SiloError
+from silo.errors import AuthoringError
 from silo.jsonio import pretty, write_text_atomic
 
 __all__ = ["Edit", "FILE_ID", "check_file_id", "read_json", "relative"]
@@ -24,7 +24,7 @@ FILE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 def check_file_id(key: str, value: str) -> str:
     """``value`` when it can name a file in the environment, else a one-line refusal."""
     if not FILE_ID.match(value):
-        raise SiloError(
+        raise AuthoringError(
             "authoring_invalid",
             f'{key}="{value}" cannot name a file; use letters, digits, ".", "_" and "-", '
             "starting with a letter or digit",
@@ -42,8 +42,8 @@ def read_json(root: Path, path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise SiloError(
-            "invalid_json",
+        raise AuthoringError(
+            "file_invalid_json",
             f"{relative(root, path)} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
             f"{exc.msg}); fix the file first",
         ) from None

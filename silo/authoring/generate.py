@@ -19,7 +19,7 @@ from typing import Any
 from silo.authoring.files import Edit, relative
 from silo.authoring.pysource import append_to_list, ensure_imports, insert_before_list, list_names
 from silo.authoring.tasks import update_task
-from silo.errors import SiloError
+from silo.errors import AuthoringError, SiloError
 from silo.loading.environment import Environment, load_environment, read_manifest
 from silo.loading.modules import package_for_dir
 
@@ -80,11 +80,11 @@ def _prove(edit: Edit, root: Path, holds: Any, what: str) -> Environment:
     try:
         env = _fresh(root)
         if not holds(env):
-            raise SiloError("registration_failed", f"the environment does not export {what}")
+            raise AuthoringError("registration_failed", f"the environment does not export {what}")
     except SiloError as exc:
         edit.undo()
         _fresh(root)
-        raise SiloError(
+        raise AuthoringError(
             "registration_failed",
             f"adding {what} broke environment {root.name!r} ({exc.message}); nothing was changed",
         ) from None
@@ -100,16 +100,18 @@ def add_tool(
 ) -> dict[str, Any]:
     """Write ``tools/<name>.py`` and add it to the tools list; returns the files written."""
     if not _PY_NAME.match(name) or keyword.iskeyword(name):
-        raise SiloError(
+        raise AuthoringError(
             "authoring_invalid",
             f'name="{name}" is not a tool name; use lower-case letters, digits and "_" '
             "(a Python name such as close_account)",
         )
     if name in _tool_names(_fresh(root)):
-        raise SiloError("tool_exists", f'environment "{root.name}" already has a tool "{name}"')
+        raise AuthoringError(
+            "tool_exists", f'environment "{root.name}" already has a tool "{name}"'
+        )
     module = root / "tools" / f"{name}.py"
     if module.exists():
-        raise SiloError(
+        raise AuthoringError(
             "tool_exists", f"{relative(root, module)} already exists; pick another name"
         )
     package_init = root / "tools" / "__init__.py"
@@ -135,7 +137,7 @@ def add_verifier(
     """Add a check function and a ``define_verifier`` item; with ``task_id``, link that task."""
     before = _fresh(root)
     if verifier_id in before.verifiers:
-        raise SiloError(
+        raise AuthoringError(
             "verifier_exists", f'environment "{root.name}" already has a verifier "{verifier_id}"'
         )
     if task_id is not None:
@@ -146,7 +148,7 @@ def add_verifier(
     where = relative(root, registry)
     text = registry.read_text(encoding="utf-8")
     if any(function in item for item in list_names(text, VERIFIER_LISTS, where)):
-        raise SiloError("verifier_exists", f"{where} already registers {function}")
+        raise AuthoringError("verifier_exists", f"{where} already registers {function}")
     label = name or (f"Grades {task_id}" if task_id else f"Grades the tasks naming {verifier_id}")
     block = _CHECK_FUNCTION.format(
         function=function,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from silo.errors import SiloError
+from silo.errors import AuthoringError
 
 __all__ = ["append_to_list", "ensure_imports", "insert_before_list", "list_names"]
 
@@ -20,7 +20,7 @@ def _parse(text: str, where: str) -> ast.Module:
     try:
         return ast.parse(text)
     except SyntaxError as exc:
-        raise SiloError(
+        raise AuthoringError(
             "registration_failed",
             f"{where}:{exc.lineno}: {exc.msg}; fix the file before adding to it",
         ) from None
@@ -39,7 +39,7 @@ def _find_list(tree: ast.Module, names: Sequence[str], where: str) -> tuple[ast.
         ):
             return node, value
     wanted = " or ".join(f"{name} = [...]" for name in names)
-    raise SiloError(
+    raise AuthoringError(
         "registration_failed",
         f"{where} has no module-level list {wanted} to register in; add one (it may be empty)",
     )

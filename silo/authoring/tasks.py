@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.authoring.files import Edit, check_file_id, read_json, relative
-from silo.errors import SiloError
+from silo.errors import AuthoringError, TaskError
 from silo.tasks import load_tasks, parse_task
 
 __all__ = ["TASK_KEYS", "add_task", "list_tasks", "remove_task", "show_task", "update_task"]
@@ -47,7 +47,7 @@ def find_task_file(root: Path, task_id: str) -> Path:
         if isinstance(raw, dict) and raw.get("id") == task_id:
             return path
     known = ", ".join(t["id"] for t in list_tasks(root)) or "none"
-    raise SiloError(
+    raise TaskError(
         "task_not_found",
         f'environment "{root.name}" has no task "{task_id}" (known: {known}); '
         "list them with: silo-env task list env=" + root.name,
@@ -73,7 +73,7 @@ def add_task(root: Path, fields: Mapping[str, Any]) -> dict[str, Any]:
     path = root / "tasks" / f"{task_id}.json"
     taken = {t["id"] for t in list_tasks(root)}
     if task_id in taken or path.exists():
-        raise SiloError(
+        raise AuthoringError(
             "task_exists",
             f'task "{task_id}" already exists in environment "{root.name}"; change it with: '
             f"silo-env task update env={root.name} id={task_id} ...",
@@ -88,7 +88,7 @@ def add_task(root: Path, fields: Mapping[str, Any]) -> dict[str, Any]:
 def update_task(root: Path, task_id: str, fields: Mapping[str, Any]) -> dict[str, Any]:
     """Set the given keys of ``task_id``'s file, keeping every other key where it was."""
     if "id" in fields and fields["id"] != task_id:
-        raise SiloError(
+        raise AuthoringError(
             "authoring_invalid",
             "a task's id names its file and its runs; add a new task and remove this one instead",
         )

@@ -10,13 +10,13 @@ Contract:
 * The committed config ``<project>/baselines/silo-baselines.yaml`` lists :class:`Entry` items
   (``env``, ``agent``, optional ``tasks``, ``tool_events``, ``overrides``);
   :func:`load_entries` reads it and :func:`select_entries` narrows it to a selection.
-* :func:`record` runs every point of a target in memory (``write_artifacts=False``) and writes a
+* :func:`record_goldens` runs every point of a target in memory (``write_artifacts=False``) and writes a
   golden only when its bytes change: ``created``, ``changed`` (with an explanation) or ``same``.
-  :func:`check` reruns them and compares byte for byte: ``ok``, ``DRIFT`` (one per file, with
+  :func:`check_goldens` reruns them and compares byte for byte: ``ok``, ``DRIFT`` (one per file, with
   the changed fields), ``MISSING`` (no golden; the rollout is skipped when none exists).
   Both report ``STALE`` goldens: a task no longer in the environment within the target's task
   scope, or pinned tool events the target no longer asks for. A rollout that cannot start is
-  ``ERROR``. Nothing here prints; callers format the :class:`Outcome` records.
+  ``ERROR``. Nothing here prints; callers format the :class:`GoldenOutcome` records.
 * :func:`require_deterministic` refuses agents whose ``ResolvedAgent.deterministic`` is false.
 
 The engine knows nothing of Hydra; ``silo.cli.baseline`` turns overrides into targets.
@@ -34,20 +34,20 @@ from typing import Any
 from silo.agents.resolve import resolve_agent
 from silo.batch.baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
 from silo.batch.point import Point, run_point
-from silo.errors import SiloError
+from silo.errors import BaselineError, SiloError
 from silo.jsonio import pretty, write_text_atomic
 from silo.loading.environment import load_environment
 
 __all__ = [
     "CONFIG_NAME",
     "Entry",
-    "Outcome",
+    "GoldenOutcome",
     "Target",
-    "check",
+    "check_goldens",
     "config_path",
     "explain",
     "load_entries",
-    "record",
+    "record_goldens",
     "require_deterministic",
     "runnable_tasks",
     "select_entries",
@@ -73,15 +73,17 @@ class Target:
     scope: tuple[str, ...] = ("all",)  # task ids/globs whose orphaned goldens count as STALE
 
     def folder(self, baselines_dir: Path) -> Path:
+        """Where this target's goldens live: ``<baselines>/<env>/<agent>``."""
         return baselines_dir / self.env / self.agent_label
 
     @property
     def kinds(self) -> tuple[str, ...]:
+        """The golden kinds pinned: result and state-diff, plus tool-events when asked."""
         return _ALL_KINDS if self.tool_events else BASE_KINDS
 
 
 @dataclass(frozen=True)
-class Outcome:
+class GoldenOutcome:
     """One reported line: ``status`` is ok, DRIFT, MISSING, STALE, ERROR, created, changed, same."""
 
     status: str
@@ -94,6 +96,7 @@ class Outcome:
 
     @property
     def key(self) -> str:
+        """``env/agent/task``: how the outcome is named in reports."""
         return f"{self.env}/{self.agent}/{self.task}"
 
 
@@ -102,8 +105,11 @@ def _is_pattern(part: str) -> bool:
 
 
 def runnable_tasks(scope: Sequence[str], known: Iterable[str], folder: Path) -> list[str]:
-    """The parts of a task selection to run: an id the environment lacks but a golden has is
-    left out (it is reported STALE); any other unknown id stays, so planning names it."""
+    """The parts of a task selection to run.
+
+    An id the environment lacks but a golden has is left out (it is reported STALE); any
+    other unknown id stays, so planning names it.
+    """
     known_ids = set(known)
     return [
         part
@@ -176,7 +182,7 @@ def require_deterministic(target: Target, project: Path) -> None:
     environment = load_environment(target.env, project)
     resolved = resolve_agent(target.points[0].agent, environment, project)
     if not resolved.deterministic:
-        raise SiloError(
+        raise BaselineError(
             "agent_not_deterministic",
             f'agent "{target.agent_label}" is not deterministic (e.g. an LLM), so its results '
             "cannot be a baseline; record a scripted agent, or replay a recorded run of it: "
@@ -203,12 +209,14 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _explained(status: str, here: tuple[str, str, str], kind: str, old: bytes, new: Any) -> Outcome:
+def _explained(
+    status: str, here: tuple[str, str, str], kind: str, old: bytes, new: Any
+) -> GoldenOutcome:
     lines = explain(old.decode("utf-8", "replace"), new)
-    return Outcome(status, *here, (f"{kind}.json",), tuple(lines))
+    return GoldenOutcome(status, *here, (f"{kind}.json",), tuple(lines))
 
 
-def _stale(target: Target, project: Path, baselines_dir: Path) -> Iterator[Outcome]:
+def _stale(target: Target, project: Path, baselines_dir: Path) -> Iterator[GoldenOutcome]:
     folder = target.folder(baselines_dir)
     if not folder.is_dir():
         return
@@ -222,23 +230,23 @@ def _stale(target: Target, project: Path, baselines_dir: Path) -> Iterator[Outco
         here = (target.env, target.agent_label, task)
         if task not in known:
             if any(p in ("all", task) or fnmatch.fnmatchcase(task, p) for p in target.scope):
-                yield Outcome("STALE", *here, note="task no longer exists")
+                yield GoldenOutcome("STALE", *here, note="task no longer exists")
         elif not target.tool_events and f"{TOOL_EVENTS}.json" in files:
-            yield Outcome("STALE", *here, (f"{TOOL_EVENTS}.json",), note="tool_events is off")
+            yield GoldenOutcome("STALE", *here, (f"{TOOL_EVENTS}.json",), note="tool_events is off")
 
 
-def check(target: Target, project: Path, baselines_dir: Path) -> Iterator[Outcome]:
+def check_goldens(target: Target, project: Path, baselines_dir: Path) -> Iterator[GoldenOutcome]:
     """Rerun every point and compare with its goldens byte for byte (see the module docstring)."""
     folder = target.folder(baselines_dir)
     for point in target.points:
         here = (target.env, target.agent_label, point.task)
         goldens = {k: _read(folder / f"{point.task}.{k}.json") for k in target.kinds}
         if all(text is None for text in goldens.values()):
-            yield Outcome("MISSING", *here)
+            yield GoldenOutcome("MISSING", *here)
             continue
         documents = _documents_of(point, target.kinds, project)
         if isinstance(documents, str):
-            yield Outcome("ERROR", *here, lines=(documents,))
+            yield GoldenOutcome("ERROR", *here, lines=(documents,))
             continue
         missing, drifted = [], False
         for kind, value in documents.items():
@@ -249,23 +257,23 @@ def check(target: Target, project: Path, baselines_dir: Path) -> Iterator[Outcom
                 drifted = True
                 yield _explained("DRIFT", here, kind, golden, value)
         if missing:
-            yield Outcome("MISSING", *here, tuple(missing))
+            yield GoldenOutcome("MISSING", *here, tuple(missing))
         elif not drifted:
-            yield Outcome("ok", *here)
+            yield GoldenOutcome("ok", *here)
     yield from _stale(target, project, baselines_dir)
 
 
-def record(target: Target, project: Path, baselines_dir: Path) -> Iterator[Outcome]:
+def record_goldens(target: Target, project: Path, baselines_dir: Path) -> Iterator[GoldenOutcome]:
     """Run every point and write the goldens whose bytes change (see the module docstring)."""
     folder = target.folder(baselines_dir)
     for point in target.points:
         here = (target.env, target.agent_label, point.task)
         documents = _documents_of(point, target.kinds, project)
         if isinstance(documents, str):
-            yield Outcome("ERROR", *here, lines=(documents,))
+            yield GoldenOutcome("ERROR", *here, lines=(documents,))
             continue
         created: list[str] = []
-        changed: list[Outcome] = []
+        changed: list[GoldenOutcome] = []
         for kind, value in documents.items():
             path = folder / f"{point.task}.{kind}.json"
             text = pretty(value)
@@ -280,8 +288,8 @@ def record(target: Target, project: Path, baselines_dir: Path) -> Iterator[Outco
                 changed.append(_explained("changed", here, kind, golden, value))
         if created:
             files = () if len(created) == len(documents) else tuple(created)
-            yield Outcome("created", *here, files)
+            yield GoldenOutcome("created", *here, files)
         yield from changed
         if not created and not changed:
-            yield Outcome("same", *here)
+            yield GoldenOutcome("same", *here)
     yield from _stale(target, project, baselines_dir)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from silo.errors import SiloError
+from silo.errors import BaselineError
 
 __all__ = ["CONFIG_NAME", "Entry", "config_path", "load_entries", "select_entries"]
 
@@ -33,6 +33,7 @@ class Entry:
 
 
 def config_path(baselines_dir: Path) -> Path:
+    """Where the committed baselines config lives in ``baselines_dir``."""
     return baselines_dir / CONFIG_NAME
 
 
@@ -41,28 +42,30 @@ def _words(value: Any, where: str, key: str) -> tuple[str, ...]:
         return ()
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
-        raise SiloError("baselines_config_invalid", f"{where}: {key} must be a list of strings")
+        raise BaselineError("baselines_config_invalid", f"{where}: {key} must be a list of strings")
     return tuple(items)
 
 
 def _entry(raw: Any, where: str) -> Entry:
     if not isinstance(raw, Mapping):
-        raise SiloError(
+        raise BaselineError(
             "baselines_config_invalid",
             f"{where}: expected a mapping like {{env: crm, agent: solver}}",
         )
     unknown = sorted(set(raw) - set(_ENTRY_KEYS))
     if unknown:
-        raise SiloError(
+        raise BaselineError(
             "baselines_config_invalid",
             f"{where}: unknown key {unknown[0]!r}; known: {', '.join(_ENTRY_KEYS)}",
         )
     for key in ("env", "agent"):
         if not isinstance(raw.get(key), str) or not raw[key]:
-            raise SiloError("baselines_config_invalid", f"{where}: {key} must name one {key}")
+            raise BaselineError("baselines_config_invalid", f"{where}: {key} must name one {key}")
     flag = raw.get("tool_events", False)
     if not isinstance(flag, bool):
-        raise SiloError("baselines_config_invalid", f"{where}: tool_events must be true or false")
+        raise BaselineError(
+            "baselines_config_invalid", f"{where}: tool_events must be true or false"
+        )
     return Entry(
         raw["env"],
         raw["agent"],
@@ -84,12 +87,12 @@ def load_entries(path: Path) -> list[Entry] | None:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SiloError(
+        raise BaselineError(
             "baselines_config_invalid", f"{path.name} is not valid YAML{where}: {problem}"
         ) from None
     entries = raw.get("baselines") if isinstance(raw, Mapping) else None
     if not isinstance(entries, list):
-        raise SiloError(
+        raise BaselineError(
             "baselines_config_invalid",
             f"{path.name} needs a 'baselines:' list, e.g. - {{env: crm, agent: solver}}",
         )

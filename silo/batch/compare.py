@@ -28,13 +28,20 @@ are listed but are not regressions. Numbers are rounded like ``summary.json``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from silo.artifacts.documents import (
+    AgentSummaryRow,
+    CheckDocument,
+    StateDiffDocument,
+    SummaryRow,
+    read_document,
+)
 from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, load_rollout
-from silo.errors import SiloError
+from silo.errors import ArtifactError
 
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
@@ -69,6 +76,7 @@ class Side:
     rollouts: list[Rollout] = field(repr=False)
 
     def to_json(self) -> dict[str, Any]:
+        """The side as ``silo-compare --json`` prints it: where, what kind, how many passed."""
         passed = sum(1 for r in self.rollouts if r.result["passed"])
         return {
             "name": self.name,
@@ -81,6 +89,8 @@ class Side:
 
 @dataclass(frozen=True)
 class Comparison:
+    """Two sides compared: per-cell statuses and deltas, and per-agent pass^k (see above)."""
+
     a: Side
     b: Side
     cells: list[dict[str, Any]]
@@ -92,9 +102,11 @@ class Comparison:
         return [c for c in self.cells if c["status"] in ("regression", "worse")]
 
     def counts(self) -> dict[str, int]:
+        """How many cells have each status, every status listed (zero included)."""
         return {status: sum(1 for c in self.cells if c["status"] == status) for status in STATUSES}
 
     def to_json(self) -> dict[str, Any]:
+        """The comparison as ``silo-compare --json`` prints it."""
         return {
             "a": self.a.to_json(),
             "b": self.b.to_json(),
@@ -112,7 +124,7 @@ def resolve_folder(spec: str | Path, project_dir: Path) -> Path:
     for candidate in (given, runs_root / given):
         if candidate.is_dir():
             return candidate
-    raise SiloError(
+    raise ArtifactError(
         "compare_folder_not_found",
         f'no folder "{spec}" (nor {runs_root / given}); give a run, group or sweep folder, '
         f"as a path or a name under {runs_root}",
@@ -120,6 +132,7 @@ def resolve_folder(spec: str | Path, project_dir: Path) -> Path:
 
 
 def load_side(spec: str | Path, project_dir: Path) -> Side:
+    """The rollouts of one side; a folder with none, or with foreign files, is an ArtifactError."""
     folder = resolve_folder(spec, project_dir)
     if (folder / "run.json").is_file():
         rollout = load_rollout(folder)
@@ -130,13 +143,13 @@ def load_side(spec: str | Path, project_dir: Path) -> Side:
         missing = [k for k in _RUN_KEYS if k not in rollout.run]
         missing += [k for k in _RESULT_KEYS if k not in rollout.result]
         if missing:
-            raise SiloError(
+            raise ArtifactError(
                 "compare_bad_rollout",
                 f"{rollout.folder} is not a Silo rollout (no {', '.join(missing)} in its "
                 "run.json/result.json); give folders written by silo-run",
             )
     if not rollouts:
-        raise SiloError(
+        raise ArtifactError(
             "compare_no_rollouts",
             f"{folder} holds no finished rollout (no run.json + result.json in it or in its "
             "subfolders); give a .silo/runs/<runId>, group_* or sweep_* folder",
@@ -172,14 +185,18 @@ def _pair(
 
 
 def _pair_by(
-    key: str, rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]], *, ordered: bool = False
-) -> list[tuple[Any, dict[str, Any] | None, dict[str, Any] | None]]:
+    key: str,
+    rows_a: Sequence[Mapping[str, Any]],
+    rows_b: Sequence[Mapping[str, Any]],
+    *,
+    ordered: bool = False,
+) -> list[tuple[Any, Mapping[str, Any] | None, Mapping[str, Any] | None]]:
     """:func:`_pair` over rows named by their ``key`` field."""
     by_a = {row[key]: row for row in rows_a}
     return _pair(by_a, {row[key]: row for row in rows_b}, ordered=ordered)
 
 
-def _status(row_a: dict[str, Any] | None, row_b: dict[str, Any] | None) -> str:
+def _status(row_a: SummaryRow | None, row_b: SummaryRow | None) -> str:
     if row_a is None or row_b is None:
         return "onlyB" if row_a is None else "onlyA"
     rate_a, rate_b = row_a["passRate"], row_b["passRate"]
@@ -193,12 +210,15 @@ def _status(row_a: dict[str, Any] | None, row_b: dict[str, Any] | None) -> str:
 
 
 def _compare_cell(
-    cell: _Cell, row_a: dict[str, Any] | None, row_b: dict[str, Any] | None
+    cell: _Cell, row_a: SummaryRow | None, row_b: SummaryRow | None
 ) -> dict[str, Any]:
     env, task, agent = cell
     delta = None
     if row_a is not None and row_b is not None:
-        delta = {key: round(row_b[key] - row_a[key], places) for key, places in _DELTAS.items()}
+        delta = {
+            key: round(row_b[key] - row_a[key], places)  # type: ignore[literal-required]
+            for key, places in _DELTAS.items()
+        }
     return {
         "environment": env,
         "task": task,
@@ -212,7 +232,7 @@ def _compare_cell(
 
 
 def _compare_agents(
-    agents_a: list[dict[str, Any]], agents_b: list[dict[str, Any]]
+    agents_a: list[AgentSummaryRow], agents_b: list[AgentSummaryRow]
 ) -> list[dict[str, Any]]:
     compared = []
     for agent, row_a, row_b in _pair_by("agent", agents_a, agents_b, ordered=True):
@@ -244,7 +264,7 @@ def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
 
 
 def _flipped_checks(
-    checks_a: list[dict[str, Any]], checks_b: list[dict[str, Any]]
+    checks_a: list[CheckDocument], checks_b: list[CheckDocument]
 ) -> list[dict[str, Any]]:
     flipped = []
     for label, check_a, check_b in _pair_by("label", checks_a, checks_b):
@@ -256,26 +276,26 @@ def _flipped_checks(
     return flipped
 
 
-def _read_diff(folder: Path) -> dict[str, Any] | None:
+def _read_diff(folder: Path) -> StateDiffDocument | None:
     try:
-        diff: dict[str, Any] = json.loads((folder / "state-diff.json").read_text(encoding="utf-8"))
+        return read_document(folder / "state-diff.json", StateDiffDocument)
     except (OSError, json.JSONDecodeError):
         return None
-    return diff
 
 
-def _diff_entries(diff: dict[str, Any]) -> dict[str, list[Any]]:
+def _diff_entries(diff: StateDiffDocument) -> dict[str, list[Any]]:
     """A state diff as ``{"<collection>.<kind>": [row ids], "scalars": [scalar entries]}``."""
     entries: dict[str, list[Any]] = {}
     for name, kinds in diff.get("collections", {}).items():
+        rows: Mapping[str, list[str]] = cast(Mapping[str, list[str]], kinds)  # a file may lack one
         for kind in ("added", "removed", "changed"):
-            entries[f"{name}.{kind}"] = list(kinds.get(kind, []))
+            entries[f"{name}.{kind}"] = list(rows.get(kind, []))
     entries["scalars"] = list(diff.get("scalars", []))
     return entries
 
 
 def state_diff_changes(
-    diff_a: dict[str, Any] | None, diff_b: dict[str, Any] | None
+    diff_a: StateDiffDocument | None, diff_b: StateDiffDocument | None
 ) -> list[dict[str, Any]] | None:
     """The entries that differ between two ``state-diff.json`` documents (see the contract)."""
     if diff_a is None or diff_b is None:

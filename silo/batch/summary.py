@@ -17,7 +17,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from silo.artifacts.documents import (
+    AgentSummaryRow,
+    InfraErrorRecord,
+    ResultDocument,
+    RunDocument,
+    SummaryDocument,
+    SummaryRow,
+    read_document,
+)
 
 __all__ = [
     "Rollout",
@@ -52,21 +62,21 @@ class Rollout:
     """One finished rollout read from its folder: ``run.json`` and ``result.json``."""
 
     folder: Path
-    run: dict[str, Any]
-    result: dict[str, Any]
+    run: RunDocument
+    result: ResultDocument
     resumed: bool = False  # listed in the group's resumed.jsonl, its folder elsewhere
 
     @property
     def cell(self) -> tuple[str, str, str]:
         """The (environment, task, agent) it counts for."""
-        return (self.run["environment"], self.run["taskId"], self.run.get("agent", "?"))
+        return (self.run["environment"], self.run["taskId"], self.run.get("agent") or "?")
 
 
 def load_rollout(folder: Path, resumed: bool = False) -> Rollout | None:
     """The rollout in ``folder``, or ``None`` when it is unfinished or unreadable."""
     try:
-        run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-        result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+        run = read_document(folder / "run.json", RunDocument)
+        result = read_document(folder / "result.json", ResultDocument)
     except (OSError, json.JSONDecodeError):
         return None
     return Rollout(folder, run, result, resumed)
@@ -88,7 +98,7 @@ def group_cells(rollouts: list[Rollout]) -> dict[tuple[str, str, str], list[Roll
     return dict(sorted(cells.items()))
 
 
-def cell_row(cell: tuple[str, str, str], items: list[Rollout]) -> dict[str, Any]:
+def cell_row(cell: tuple[str, str, str], items: list[Rollout]) -> SummaryRow:
     """The ``summary.json`` row of one task × agent."""
     env, task, agent = cell
     n = len(items)
@@ -111,9 +121,9 @@ def cell_row(cell: tuple[str, str, str], items: list[Rollout]) -> dict[str, Any]
     }
 
 
-def agent_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def agent_rows(rows: list[SummaryRow]) -> list[AgentSummaryRow]:
     """Per agent: tasks, runs, passes and pass^k averaged over its tasks (k up to its fewest runs)."""
-    agents = []
+    agents: list[AgentSummaryRow] = []
     for agent in sorted({row["agent"] for row in rows}):
         mine = [row for row in rows if row["agent"] == agent]
         k_max = min(row["runs"] for row in mine)
@@ -134,10 +144,11 @@ def agent_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return agents
 
 
-def summarize(group_dir: Path) -> dict[str, Any]:
+def summarize(group_dir: Path) -> SummaryDocument:
+    """The ``summary.json`` document of ``group_dir`` (see the module docstring)."""
     rows = [cell_row(cell, items) for cell, items in group_cells(load_group(group_dir)).items()]
     agents = agent_rows(rows)
-    infra = _read_jsonl(group_dir / "infra-errors.jsonl")
+    infra = cast(list[InfraErrorRecord], _read_jsonl(group_dir / "infra-errors.jsonl"))
     total = sum(row["runs"] for row in rows)
     return {
         "group": group_dir.name,
@@ -160,7 +171,8 @@ def _shown_ks(n: int) -> set[int]:
     return shown
 
 
-def format_table(summary: dict[str, Any]) -> str:
+def format_table(summary: SummaryDocument) -> str:
+    """The summary as the table ``silo-run`` prints after a group or sweep."""
     header = f"{'task':<14}{'agent':<12}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}{'calls':>7}  reasons / pass^k"
     lines = [header, "-" * len(header)]
     for row in summary["rows"]:

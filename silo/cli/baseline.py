@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from silo.errors import SiloError
 
 if TYPE_CHECKING:
-    from silo.batch.baseline import Entry, Outcome, Target
+    from silo.batch.baseline import Entry, GoldenOutcome, Target
 
 __all__ = ["main", "run"]
 
@@ -171,7 +171,7 @@ def _rel(path: Path, project: Path) -> str:
         return str(path)
 
 
-def _lines(outcome: Outcome, job: Job, project: Path, base: Path) -> Iterator[str]:
+def _lines(outcome: GoldenOutcome, job: Job, project: Path, base: Path) -> Iterator[str]:
     head = f"{outcome.status:<7} {outcome.key}"
     if outcome.files:
         head += " " + ", ".join(outcome.files)
@@ -189,7 +189,7 @@ def _lines(outcome: Outcome, job: Job, project: Path, base: Path) -> Iterator[st
 def _report(command: str, jobs: list[Job], project: Path, base: Path) -> int:
     from silo.batch import baseline
 
-    operation = baseline.check if command == "check" else baseline.record
+    operation = baseline.check_goldens if command == "check" else baseline.record_goldens
     counts: Counter[str] = Counter()
     for job in jobs:
         for outcome in operation(job.target, project, base):

@@ -1,150 +1,85 @@
-"""Environments: loading ``environments/<name>/`` into a runnable object.
+"""The one environment loader: raise the first problem, or collect every one of them.
 
 Contract: an environment folder holds an optional manifest ``silo.environment.json`` (``name``,
-``template``, ``templateVersion``, ``entrypoint`` = ``./env.py`` by default, ``tools``), a Python
+``template``, ``templateVersion``, ``entrypoint`` = ``./env.py`` by default, ``tools``,
+``idPatterns``), a Python
 entrypoint inside the folder exporting ``create_state()``, ``bind_tools(state)`` and
-``verifiers``, ``data/*.json`` and ``tasks/*.json``. :func:`load_environment` checks all of this
-and raises one :class:`SiloError` per problem, naming the file and the fix. Loaded environments
-are cached by folder, so repeated rollouts pay the import once.
+``verifiers``, ``data/*.json`` and ``tasks/*.json``. :func:`read_environment` checks the
+manifest, every task file and the entrypoint's exports in that order. Without ``on_problem`` it
+raises the first problem as a :class:`~silo.errors.SiloError` subclass naming the file and the
+fix; with ``on_problem`` it hands over each problem and goes on, returning whatever it could
+load as :class:`EnvironmentParts` (``silo-validate`` reports them all this way). Codes:
+``manifest_invalid``, ``task_invalid`` (:class:`~silo.errors.TaskError`),
+``entrypoint_outside_environment``, ``entrypoint_not_found``, ``module_load_failed``,
+``runtime_contract_invalid`` and ``verifier_invalid``.
+
+:func:`load_environment` returns a complete :class:`Environment` from an
+:class:`EnvironmentCache` — an explicit object keyed by folder, so repeated rollouts pay the
+import once; :data:`SHARED_ENVIRONMENTS` is the one callers get when they bring none.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import re
+import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from silo.errors import SiloError
+from silo.errors import EnvironmentLoadError, SiloError
+from silo.loading.definition import DEFAULT_ENTRYPOINT, MANIFEST, Environment, Manifest
 from silo.loading.modules import load_file, package_for_dir
+from silo.loading.project import find_project_dir, list_environments, resolve_environment_dir
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
 from silo.verifiers import Verifier
 
-if TYPE_CHECKING:
-    from silo.world.pool import WorldPool
-
 __all__ = [
+    "DEFAULT_ENTRYPOINT",
+    "MANIFEST",
+    "SHARED_ENVIRONMENTS",
     "Environment",
+    "EnvironmentCache",
+    "EnvironmentParts",
     "Manifest",
+    "OnProblem",
     "find_project_dir",
     "list_environments",
     "load_environment",
+    "read_environment",
     "read_manifest",
+    "resolve_environment_dir",
 ]
 
-MANIFEST = "silo.environment.json"
-DEFAULT_ENTRYPOINT = "./env.py"
-_MARKERS = ("environments", "conf", ".silo")
+OnProblem = Callable[[SiloError], None]
+"""Receives each problem a collecting load finds, instead of it being raised."""
+
+_FIX = "a runnable environment exports create_state(), bind_tools(state) and verifiers"
 
 
-@dataclass(frozen=True)
-class Manifest:
-    name: str
-    template: str | None = None
-    template_version: str | None = None
-    entrypoint: str = DEFAULT_ENTRYPOINT
-    tools: tuple[str, ...] = ()
-    present: bool = False
-
-
-@dataclass
-class Environment:
-    """A loaded environment: its manifest, tasks, verifiers and the entrypoint's functions."""
-
-    name: str
-    root: Path
-    manifest: Manifest
-    tasks: dict[str, Task]
-    create_state: Callable[[], Any]
-    bind_tools: Callable[[Any], list[Tool]]
-    verifiers: dict[str, Verifier]
-    package: str
-    _pool: WorldPool | None = field(default=None, repr=False)
-
-    def task(self, task_id: str) -> Task:
-        if not self.tasks:
-            raise SiloError(
-                "no_tasks", f'environment "{self.name}" has no tasks; add tasks/<ID>.json files'
-            )
-        try:
-            return self.tasks[task_id]
-        except KeyError:
-            known = ", ".join(self.tasks)
-            raise SiloError(
-                "task_not_found",
-                f'unknown task "{task_id}" in environment "{self.name}"; known: {known}',
-            ) from None
-
-    def verifier_for(self, task: Task) -> Verifier:
-        verifier = self.verifiers.get(task.verifier_id)
-        if verifier is None:
-            raise SiloError(
-                "verifier_not_found",
-                f'task "{task.id}" names verifier "{task.verifier_id}", which environment '
-                f'"{self.name}" does not export; add it to the verifiers list',
-            )
-        return verifier
-
-    @property
-    def pool(self) -> WorldPool:
-        if self._pool is None:
-            from silo.world.pool import WorldPool
-
-            self._pool = WorldPool(self.create_state, self.bind_tools, self.name)
-        return self._pool
-
-    @property
-    def solver_path(self) -> Path:
-        return self.root / "solver.py"
-
-    def tool_specs(self) -> list[dict[str, Any]]:
-        return [tool.spec() for tool in self.pool.tools()]
-
-
-def find_project_dir(start: Path | None = None) -> Path:
-    """The nearest folder at or above ``start`` holding ``environments/``, ``conf/`` or ``.silo/``.
-
-    ``SILO_PROJECT_DIR`` wins when set; with no marker anywhere, ``start`` itself.
-    """
-    override = os.environ.get("SILO_PROJECT_DIR")
-    if override:
-        return Path(override).resolve()
-    here = (start or Path.cwd()).resolve()
-    for candidate in (here, *here.parents):
-        if any((candidate / marker).is_dir() for marker in _MARKERS):
-            return candidate
-    return here
-
-
-def list_environments(project_dir: Path) -> list[str]:
-    base = project_dir / "environments"
-    if not base.is_dir():
-        return []
-    return sorted(
-        p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
-    )
+def _manifest_error(root: Path, problem: str) -> EnvironmentLoadError:
+    return EnvironmentLoadError("manifest_invalid", f"environments/{root.name}/{MANIFEST}{problem}")
 
 
 def read_manifest(root: Path) -> Manifest:
+    """``root``'s manifest, or the defaults when it has none; a bad one is ``manifest_invalid``."""
     path = root / MANIFEST
     if not path.is_file():
         return Manifest(name=root.name)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise SiloError(
-            "invalid_json",
-            f"environments/{root.name}/{MANIFEST} is not valid JSON (line {exc.lineno}: "
-            f"{exc.msg}); fix it or delete it to use the defaults",
+        raise _manifest_error(
+            root,
+            f" is not valid JSON (line {exc.lineno}: {exc.msg}); fix it or delete it to use "
+            "the defaults",
         ) from None
     if not isinstance(raw, dict):
-        raise SiloError(
-            "manifest_invalid",
-            f"environments/{root.name}/{MANIFEST} must hold a JSON object with name, template, "
-            "templateVersion, entrypoint and tools",
+        raise _manifest_error(
+            root,
+            " must hold a JSON object with name, template, templateVersion, entrypoint and tools",
         )
 
     def text(key: str) -> str | None:
@@ -152,18 +87,22 @@ def read_manifest(root: Path) -> Manifest:
         if value is None:
             return None
         if not isinstance(value, str):
-            raise SiloError(
-                "manifest_invalid",
-                f'environments/{root.name}/{MANIFEST}: "{key}" must be a string',
-            )
+            raise _manifest_error(root, f': "{key}" must be a string')
         return value.strip() or None
 
     tools = raw.get("tools", [])
     if not isinstance(tools, list):
-        raise SiloError(
-            "manifest_invalid",
-            f'environments/{root.name}/{MANIFEST}: "tools" must be a list of strings',
-        )
+        raise _manifest_error(root, ': "tools" must be a list of strings')
+    patterns = raw.get("idPatterns", [])
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise _manifest_error(root, ': "idPatterns" must be a list of regular expressions')
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise _manifest_error(
+                root, f': idPatterns entry "{pattern}" is not a regular expression ({exc})'
+            ) from None
     return Manifest(
         name=text("name") or root.name,
         template=text("template"),
@@ -171,94 +110,174 @@ def read_manifest(root: Path) -> Manifest:
         entrypoint=text("entrypoint") or DEFAULT_ENTRYPOINT,
         tools=tuple(t for t in tools if isinstance(t, str)),
         present=True,
+        id_patterns=tuple(patterns),
     )
 
 
-_CACHE: dict[Path, Environment] = {}
+@dataclass
+class EnvironmentParts:
+    """What a load got from a folder: ``None`` where a step failed (collecting loads only).
+
+    ``declared_verifiers`` counts the items of the exported ``verifiers``, valid or not.
+    """
+
+    root: Path
+    manifest: Manifest
+    tasks: dict[str, Task]
+    entry: Path | None = None
+    package: str = ""
+    create_state: Callable[[], Any] | None = None
+    bind_tools: Callable[[Any], list[Tool]] | None = None
+    verifiers: list[Verifier] | None = None
+    declared_verifiers: int = 0
+
+    @property
+    def name(self) -> str:
+        """The environment's name: the manifest's, else the folder's."""
+        return self.manifest.name if self.manifest.present else self.root.name
+
+    def environment(self) -> Environment:
+        """The :class:`Environment` these parts make; only complete parts make one.
+
+        Raises:
+            ValueError: a step failed (only a collecting load returns such parts).
+        """
+        if self.create_state is None or self.bind_tools is None or self.verifiers is None:
+            raise ValueError(f"environment {self.root} did not load completely")
+        return Environment(
+            name=self.name,
+            root=self.root,
+            manifest=self.manifest,
+            tasks=self.tasks,
+            create_state=self.create_state,
+            bind_tools=self.bind_tools,
+            verifiers={v.id: v for v in self.verifiers},
+            package=self.package,
+        )
 
 
-def resolve_environment_dir(name: str, project_dir: Path | None = None) -> Path:
-    """The folder of environment ``name`` (a name under ``environments/`` or a path)."""
-    project = project_dir or find_project_dir()
-    candidate = Path(name)
-    if os.sep in name or name.startswith("."):
-        root = (project / candidate).resolve() if not candidate.is_absolute() else candidate
-        if root.is_dir():
-            return root
-    root = project / "environments" / name
-    if root.is_dir():
-        return root.resolve()
-    known = list_environments(project)
-    hint = f"known: {', '.join(known)}" if known else "create one with: silo-init <name>"
-    raise SiloError(
-        "environment_not_found",
-        f'unknown environment "{name}" in {project / "environments"}; {hint}',
-    )
+def read_environment(root: Path, on_problem: OnProblem | None = None) -> EnvironmentParts:
+    """Load ``root`` step by step; raise the first problem, or hand each to ``on_problem``."""
+
+    def problem(error: SiloError) -> None:
+        if on_problem is None:
+            raise error
+        on_problem(error)
+
+    label = root.name
+    try:
+        manifest = read_manifest(root)
+    except EnvironmentLoadError as exc:
+        problem(exc)
+        manifest = Manifest(name=label)
+    tasks = load_tasks(root / "tasks", label, on_error=None if on_problem is None else problem)
+    parts = EnvironmentParts(root, manifest, tasks)
+    entry = (root / manifest.entrypoint).resolve()
+    if not entry.is_relative_to(root):
+        problem(
+            EnvironmentLoadError(
+                "entrypoint_outside_environment",
+                f'environments/{label}/{MANIFEST}: entrypoint "{manifest.entrypoint}" resolves '
+                "outside the environment folder; point it at a file inside it",
+            )
+        )
+        return parts
+    if not entry.is_file():
+        problem(
+            EnvironmentLoadError(
+                "entrypoint_not_found",
+                f"environments/{label}: entrypoint {manifest.entrypoint} does not exist; create "
+                f'it or set "entrypoint" in {MANIFEST}',
+            )
+        )
+        return parts
+    parts.entry = entry
+    parts.package = package_for_dir(root, label)
+    try:
+        module = load_file(entry, f"{parts.package}.{entry.stem}", reload=True)
+    except EnvironmentLoadError as exc:
+        problem(exc)
+        return parts
+    _read_exports(module, parts, f"environments/{label}/{entry.name}", problem)
+    return parts
+
+
+def _read_exports(module: Any, parts: EnvironmentParts, where: str, problem: OnProblem) -> None:
+    for attr in ("create_state", "bind_tools"):
+        value = getattr(module, attr, None)
+        if callable(value):
+            setattr(parts, attr, value)
+        else:
+            problem(
+                EnvironmentLoadError(
+                    "runtime_contract_invalid", f"{where} does not export {attr}(); {_FIX}"
+                )
+            )
+    raw = getattr(module, "verifiers", None)
+    if isinstance(raw, Mapping):
+        raw = list(raw.values())
+    if not isinstance(raw, (list, tuple)):
+        problem(
+            EnvironmentLoadError(
+                "runtime_contract_invalid",
+                f"{where} does not export a verifiers list (of define_verifier(...) results); "
+                f"{_FIX}",
+            )
+        )
+        return
+    parts.declared_verifiers = len(raw)
+    parts.verifiers = []
+    for index, item in enumerate(raw):
+        if isinstance(item, Verifier):
+            parts.verifiers.append(item)
+        else:
+            problem(
+                EnvironmentLoadError(
+                    "verifier_invalid",
+                    f"{where}: verifiers[{index}] is a {type(item).__name__}, not a "
+                    "define_verifier(...) result",
+                )
+            )
+
+
+class EnvironmentCache:
+    """Loaded environments by folder, so a sweep or a session imports each entrypoint once.
+
+    Thread-safe. Holding one's own cache isolates a caller (e.g. a test) from the shared one.
+    """
+
+    def __init__(self) -> None:
+        """Start empty."""
+        self._loaded: dict[Path, Environment] = {}
+        self._lock = threading.Lock()
+
+    def load(self, root: Path, *, reload: bool = False) -> Environment:
+        """The environment in folder ``root``, loaded now if not yet (or if ``reload``)."""
+        root = root.resolve()
+        found = None if reload else self._loaded.get(root)
+        if found is None:
+            found = read_environment(root).environment()
+            with self._lock:
+                self._loaded[root] = found
+        return found
+
+    def clear(self) -> None:
+        """Forget every loaded environment: the next load imports the files again."""
+        with self._lock:
+            self._loaded.clear()
+
+
+SHARED_ENVIRONMENTS = EnvironmentCache()
+"""The cache of callers that bring none (a cache of definitions, never results)."""
 
 
 def load_environment(
-    name: str | Path, project_dir: Path | None = None, *, reload: bool = False
+    name: str | Path,
+    project_dir: Path | None = None,
+    *,
+    reload: bool = False,
+    cache: EnvironmentCache | None = None,
 ) -> Environment:
-    """Load (or fetch from cache) an environment by name or folder path."""
+    """Load (or fetch from ``cache``) an environment by name or folder; raise its first problem."""
     root = name if isinstance(name, Path) else resolve_environment_dir(name, project_dir)
-    root = root.resolve()
-    if not reload and root in _CACHE:
-        return _CACHE[root]
-    env = _load(root)
-    _CACHE[root] = env
-    return env
-
-
-def _load(root: Path) -> Environment:
-    manifest = read_manifest(root)
-    label = root.name
-    entry = (root / manifest.entrypoint).resolve()
-    if not entry.is_relative_to(root):
-        raise SiloError(
-            "entrypoint_outside_environment",
-            f'environments/{label}/{MANIFEST}: entrypoint "{manifest.entrypoint}" resolves '
-            "outside the environment folder; point it at a file inside it",
-        )
-    if not entry.is_file():
-        raise SiloError(
-            "entrypoint_not_found",
-            f"environments/{label}: entrypoint {manifest.entrypoint} does not exist; create it or "
-            f'set "entrypoint" in {MANIFEST}',
-        )
-    tasks = load_tasks(root / "tasks", label)
-    package = package_for_dir(root, label)
-    module = load_file(entry, f"{package}.{entry.stem}", reload=True)
-    exports = _exports(module, label, entry.name)
-    return Environment(
-        name=manifest.name if manifest.present else label,
-        root=root,
-        manifest=manifest,
-        tasks=tasks,
-        create_state=exports[0],
-        bind_tools=exports[1],
-        verifiers=exports[2],
-        package=package,
-    )
-
-
-def _exports(
-    module: Any, label: str, filename: str
-) -> tuple[Callable[[], Any], Callable[[Any], list[Tool]], dict[str, Verifier]]:
-    where = f"environments/{label}/{filename}"
-    fix = "a runnable environment exports create_state(), bind_tools(state) and verifiers"
-    create_state = getattr(module, "create_state", None)
-    bind_tools = getattr(module, "bind_tools", None)
-    verifiers = getattr(module, "verifiers", None)
-    for attr, value in (("create_state()", create_state), ("bind_tools(state)", bind_tools)):
-        if not callable(value):
-            raise SiloError("runtime_contract_invalid", f"{where} does not export {attr}; {fix}")
-    if isinstance(verifiers, Mapping):
-        verifiers = list(verifiers.values())
-    if not isinstance(verifiers, (list, tuple)) or not all(
-        isinstance(v, Verifier) for v in verifiers
-    ):
-        raise SiloError(
-            "runtime_contract_invalid",
-            f"{where} does not export a verifiers list (of define_verifier(...) results); {fix}",
-        )
-    return create_state, bind_tools, {v.id: v for v in verifiers}  # type: ignore[return-value]
+    return (cache or SHARED_ENVIRONMENTS).load(root, reload=reload)

@@ -2,7 +2,7 @@
 
 Contract: an environment folder becomes a private package (``_silo_env_<name>_<hash>``) so its
 files can import each other relatively; any other file is loaded as a standalone module. Errors
-while importing surface as :class:`SiloError` naming the file and line.
+while importing surface as :class:`~silo.errors.EnvironmentLoadError` naming the file and line.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
-from silo.errors import SiloError
+from silo.errors import EnvironmentLoadError
 
 __all__ = ["package_for_dir", "load_file"]
 
@@ -38,19 +38,29 @@ def package_for_dir(directory: Path, label: str) -> str:
 
 
 def load_file(path: Path, module_name: str, *, reload: bool = False) -> ModuleType:
-    """Import ``path`` as ``module_name``; a syntax or import error becomes a SiloError."""
+    """Import ``path`` as ``module_name``.
+
+    Raises:
+        EnvironmentLoadError: ``module_load_failed`` when the file raises (or calls ``exit()``)
+            while importing, naming the file and line.
+    """
     if not reload and module_name in sys.modules:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise SiloError("module_load_failed", f"cannot import {path}: not a Python file")
+        raise EnvironmentLoadError("module_load_failed", f"cannot import {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[module_name]
-        raise SiloError("module_load_failed", f"{describe_exception(exc, path)}") from exc
+        raise EnvironmentLoadError("module_load_failed", describe_exception(exc, path)) from exc
+    except SystemExit:  # an exit() in user code must not end the command that imports it
+        del sys.modules[module_name]
+        raise EnvironmentLoadError(
+            "module_load_failed", f"{path} called exit() on import; remove the call"
+        ) from None
     return module
 
 

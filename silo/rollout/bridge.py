@@ -96,7 +96,7 @@ class Bridge:
                 refusal = _refusal(name, tool)
             else:
                 run = tool.run
-                validator = tool.__dict__.get("_validator") or _validator(tool)
+                validator = validator_for(tool.input_schema)
                 quick = validator.quick  # the generated check, called without problems()
                 refusal = (
                     None if quick is not None and quick(args) else _invalid(name, validator, args)
@@ -138,14 +138,6 @@ class Bridge:
                 for key, value in usage.items():
                     if isinstance(value, (int, float)) and not isinstance(value, bool):
                         self.usage[key] = self.usage.get(key, 0) + value
-
-
-def _validator(tool: Tool) -> InputValidator:
-    found = tool.__dict__.get("_validator")
-    if found is None:
-        found = validator_for(tool.input_schema)
-        object.__setattr__(tool, "_validator", found)
-    return found
 
 
 def _refusal(name: Any, tool: Tool | None) -> ErrorOutput:

@@ -33,6 +33,7 @@ from silo.agents.contract import (
     unwrap_output,
 )
 from silo.agents.resolve import ResolvedAgent, resolve_agent
+from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result
 from silo.errors import SiloError
 from silo.jsonio import write_json_atomic
@@ -87,7 +88,7 @@ class RolloutResult:
 
     environment: str
     task: Task
-    result: dict[str, Any]
+    result: ResultDocument
     state_diff: dict[str, Any]
     run: dict[str, Any]
     run_id: str | None = None
@@ -201,6 +202,7 @@ def run_task(
         trace.event_with_json(
             "run_start",
             {
+                "schemaVersion": SCHEMA_VERSION,
                 "runId": run_id,
                 "groupId": group_id,
                 "environment": environment.name,
@@ -275,6 +277,7 @@ def run_task(
         )
         duration_ms = (time.monotonic() - clock) * 1000
         run = {
+            "schemaVersion": SCHEMA_VERSION,
             "runId": run_id,
             "groupId": group_id,
             "environment": environment.name,

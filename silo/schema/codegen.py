@@ -1,10 +1,10 @@
-"""The generated tier of input validation: a schema as one plain Python function.
+"""The fast half of input validation: a schema compiled to one plain Python function.
 
 Contract: :func:`compile_check` turns a schema made only of everyday keywords (one ``type`` per
 subschema; properties, required, additionalProperties; string lengths, pattern and string
 enums; numeric bounds; items and item counts; annotations) into a function that returns True
 only for values jsonschema (Draft 2020-12) accepts; False means "invalid, or not sure", and the
-caller then asks jsonschema. Any other schema gives ``None``. Literals reach the generated code
+caller then asks jsonschema. Any other schema gives ``None`` (jsonschema alone checks it). Literals reach the generated code
 through ``repr`` (names, counts) or as named constants (bounds, enums, regexes), never pasted.
 """
 
@@ -14,9 +14,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["Check", "compile_check"]
+__all__ = ["GeneratedCheck", "compile_check"]
 
-Check = Callable[[Any], bool]
+GeneratedCheck = Callable[[Any], bool]
+"""A generated check: true only for valid input; false means "invalid, or not sure"."""
 
 # The generated tier's subset: one ``type`` per subschema and these keywords for it.
 _ANNOTATIONS = frozenset(["description", "title", "default", "examples"])
@@ -35,12 +36,7 @@ _BOUNDS = (
     ("exclusiveMinimum", ">"),
     ("exclusiveMaximum", "<"),
 )
-_MAX_DEPTH = 16  # nesting the generator follows; deeper schemas use the other tiers
-
-# ``^PREFIX\d{m,n}$`` (or ``[0-9]``, ``+``, ``*``, ``{m}``, ``{m,}``): how id patterns look.
-# Tested with str methods, which cost a fraction of setting up the regex engine for one search.
-# Compiled on first use: a process's first regex compile costs milliseconds of import time.
-_ID_SHAPE = r"\^([A-Za-z0-9_-]*)(\\d|\[0-9\])(?:\{(\d+)(,?)(\d*)\}|([+*]))?\$"
+_MAX_DEPTH = 16  # nesting the generator follows; deeper schemas go to jsonschema
 
 
 class _NotGenerated(Exception):
@@ -62,7 +58,8 @@ def _bound(schema: Mapping[str, Any], key: str) -> int | float | None:
         return None
     if type(value) not in (int, float) or value != value:
         raise _NotGenerated
-    return value
+    bound: int | float = value
+    return bound
 
 
 class _Source:
@@ -179,41 +176,14 @@ def _emit(src: _Source, schema: Any, x: str, depth: int, level: int) -> None:
 
 
 def _emit_pattern(src: _Source, pattern: Any, x: str, depth: int) -> None:
-    """``pattern`` as jsonschema tests it: ``re.search`` (the same engine, the same verdict).
-
-    An id-shaped pattern becomes str tests instead, stricter in one corner only: ``$`` also
-    matches before a final newline, which they reject ("not sure": jsonschema decides).
-    """
+    """``pattern`` as jsonschema tests it: ``re.search``, the same engine and the same verdict."""
     if type(pattern) is not str:
         raise _NotGenerated
     try:
         search = re.compile(pattern).search  # also refuses what the regex engine refuses
     except (re.error, ValueError, OverflowError):
         raise _NotGenerated from None
-    shape = re.fullmatch(_ID_SHAPE, pattern)
-    if shape is None:
-        src.emit(depth, f"if {src.const(search)}({x}) is None: return False")
-        return
-    prefix, digit, low_text, comma, high_text, repeat = shape.groups()
-    if repeat is not None:
-        low, high = (1 if repeat == "+" else 0), None
-    elif low_text is not None:
-        low = int(low_text)
-        high = int(high_text) if high_text else None if comma else low
-    else:
-        low = high = 1
-    start = len(prefix)
-    if prefix:
-        src.emit(depth, f"if not {x}.startswith({prefix!r}): return False")
-    _emit_range(src, f"len({x})", low + start, None if high is None else high + start, depth)
-    # ``\d`` is any Unicode decimal digit (category Nd): exactly what isdecimal() accepts.
-    digits = f"{x}[{start}:]" if start else x
-    test = f"{digits}.isdecimal()"
-    if digit == "[0-9]":
-        test = f"{test} and {digits}.isascii()"
-    if not low:  # no digits at all is a match too
-        test = f"len({x}) == {start} or {test}"
-    src.emit(depth, f"if not ({test}): return False")
+    src.emit(depth, f"if {src.const(search)}({x}) is None: return False")
 
 
 def _emit_range(src: _Source, size: str, low: int | None, high: int | None, depth: int) -> None:
@@ -235,14 +205,14 @@ def _generate(schema: Any) -> tuple[str, dict[str, Any]] | None:
     return "def check(v):\n" + "\n".join([*src.lines, "    return True", ""]), src.consts
 
 
-def _compile_generated(source: str, consts: dict[str, Any]) -> Check:
+def _compile_generated(source: str, consts: dict[str, Any]) -> GeneratedCheck:
     namespace = dict(consts)
     exec(compile(source, "<silo schema check>", "exec"), namespace)
-    check: Check = namespace["check"]
+    check: GeneratedCheck = namespace["check"]
     return check
 
 
-def compile_check(schema: Any) -> Check | None:
+def compile_check(schema: Any) -> GeneratedCheck | None:
     """A plain function true only for values jsonschema accepts under ``schema`` (2020-12).
 
     False means "invalid, or not sure". ``None`` when the schema is outside the subset: one

@@ -1,165 +1,71 @@
 """Validating tool input against the tool's JSON Schema (Draft 2020-12).
 
-Contract: :func:`validator_for` gives one compiled :class:`InputValidator` per distinct schema
-(cached for the process). :meth:`InputValidator.problems` returns ``None`` for valid input and
-otherwise every problem as one readable line. The complete report always comes from jsonschema,
-which is the authority: every faster tier only ever says "valid" where jsonschema would, and
-hands everything else ("invalid", or "not sure") to jsonschema, so verdicts never depend on
-which tier ran.
+Contract: :func:`validator_for` gives the one :class:`InputValidator` of a schema, compiled once
+per process. :meth:`InputValidator.problems` returns ``None`` for valid input and otherwise
+every problem as one readable line.
 
-Valid input takes the fastest tier the schema allows. A schema's first ``COMPILE_AFTER``
-checks use a small interpreter (compiling costs more than a single short rollout's first calls
-save); then it is compiled once for the process. Schemas made only of the everyday keywords
-(one ``type`` per subschema; properties, required, additionalProperties; string lengths,
-pattern and string enums; numeric bounds; items and item counts; annotations) become one
-generated Python function of plain ``if`` statements (:mod:`silo.schema.codegen`), several
-times faster than anything else here; the bridge calls it directly (``InputValidator.quick``).
-Other schemas whose keywords mean the same in draft-07 and 2020-12 use a fastjsonschema
-function, else a jsonschema validator.
+Two validators and no more. The fast check is the schema compiled to one plain Python function
+(:mod:`silo.schema.codegen`): it says "valid" only where jsonschema would, and hands everything
+else ("invalid", or "not sure") to jsonschema, the authority, which gives the verdict and writes
+the full report. So verdicts never depend on which of the two ran. A schema outside the
+generated subset is checked by jsonschema alone. The pair was chosen by benchmark (see
+``docs/performance.md``): fastjsonschema was twice as slow per call and five times as slow to
+compile, and a schema interpreter for the first calls saved nothing once compiling got cheap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from silo.jsonio import canonical
-from silo.schema.interp import Invalid, check, interpretable
+from silo.schema.codegen import compile_check
 
-__all__ = ["InputValidator", "validator_for", "schema_problems"]
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
-_FAST_KEYWORDS = frozenset(
-    [
-        "type",
-        "properties",
-        "required",
-        "additionalProperties",
-        "enum",
-        "const",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "items",
-        "minItems",
-        "maxItems",
-        "uniqueItems",
-        "description",
-        "title",
-        "default",
-        "examples",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "not",
-        "multipleOf",
-        "minProperties",
-        "maxProperties",
-        "format",
-    ]
-)
-_SCHEMA_MAPS = ("properties",)
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf")
-
-
-def _fast_safe(schema: Any) -> bool:
-    """True when every keyword is one whose draft-07 meaning equals its 2020-12 meaning."""
-    if isinstance(schema, bool):
-        return True
-    if not isinstance(schema, Mapping) or not set(schema) <= _FAST_KEYWORDS:
-        return False
-    for key in _SCHEMA_MAPS:
-        if key in schema and not all(_fast_safe(s) for s in schema[key].values()):
-            return False
-    for key in _SCHEMA_LISTS:
-        if key in schema and not all(_fast_safe(s) for s in schema[key]):
-            return False
-    for key in ("items", "not", "additionalProperties"):
-        if key in schema and not (isinstance(schema[key], bool) or _fast_safe(schema[key])):
-            return False
-    return True
-
-
-COMPILE_AFTER = 64  # checks of one schema before it is compiled
+__all__ = ["InputValidator", "ValidatorCache", "schema_problems", "validator_for"]
 
 
 class InputValidator:
-    """Validation of input against one schema; ``quick``, once set, is the generated tier.
+    """Validation of input against one schema: a fast verdict, then jsonschema's full report.
 
     ``quick(value)`` true means valid; false means "ask :meth:`problems`" (invalid, or a value
-    it is not sure about). Callers on a hot path test ``quick`` first and skip a call.
+    the fast check is not sure about). A caller on a hot path tests ``quick`` first and calls
+    :meth:`problems` only when it is false.
     """
 
-    __slots__ = ("schema", "quick", "_fast", "_full", "_cold", "_checks")
+    __slots__ = ("schema", "quick", "_full")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
+        """Compile ``schema``'s fast check; jsonschema is built on the first invalid input.
+
+        jsonschema is imported only then (~70 ms on a cold start), so a rollout whose input is
+        always valid never pays for it.
+        """
         self.schema = schema
-        self.quick: Callable[[Any], bool] | None = None
-        self._full: Any = None
-        self._fast: Callable[[Any], Any] | None = None
-        self._cold = False  # interpreting until COMPILE_AFTER checks
-        self._checks = 0
-        # The generated tier's keywords are all fast-safe: such schemas interpret first too.
-        if _fast_safe(schema):
-            if interpretable(schema):
-                self._cold = True
-            else:
-                self._compile()
+        self._full: Draft202012Validator | None = None
+        generated = compile_check(schema)
+        self.quick: Callable[[Any], bool] = (
+            generated if generated is not None else self._full_is_valid
+        )
 
-    def _compile(self) -> None:
-        self._cold = False
-        # Imported here: a single short rollout only ever interprets, and never pays for it.
-        from silo.schema.codegen import compile_check
-
-        self.quick = compile_check(self.schema)  # a few hundred µs, once per schema
-        if self.quick is not None:
-            return
-        import fastjsonschema
-
-        try:
-            self._fast = fastjsonschema.compile(dict(self.schema), use_default=False)
-        except Exception:  # an exotic schema fastjsonschema cannot compile
-            self._fast = None
-
-    def _full_validator(self) -> Any:
+    def _full_validator(self) -> Draft202012Validator:
         if self._full is None:
             from jsonschema import Draft202012Validator
 
             self._full = Draft202012Validator(self.schema)
         return self._full
 
+    def _full_is_valid(self, value: Any) -> bool:
+        valid: bool = self._full_validator().is_valid(value)
+        return valid
+
     def problems(self, value: Any) -> list[str] | None:
-        quick = self.quick
-        if quick is not None:
-            if quick(value):
-                return None
-            return schema_problems(self._full_validator(), value) or None
-        if self._cold:
-            self._checks += 1
-            if self._checks >= COMPILE_AFTER:
-                self._compile()
-            try:
-                check(self.schema, value)
-                return None
-            except Invalid:
-                found = schema_problems(self._full_validator(), value)
-                return found or None
-            except RecursionError:
-                pass  # absurdly deep input: the compiled tiers decide below
-        fast = self._fast
-        if fast is not None:
-            try:
-                fast(value)
-                return None
-            except Exception:  # invalid (or a fastjsonschema quirk): jsonschema decides below
-                pass
-        elif self._full_validator().is_valid(value):
+        """``None`` when ``value`` is valid, else every schema violation, one line each."""
+        if self.quick(value):
             return None
-        found = schema_problems(self._full_validator(), value)
-        return found or None
+        return schema_problems(self._full_validator(), value) or None
 
 
 def _path(parts: Any) -> str:
@@ -169,8 +75,12 @@ def _path(parts: Any) -> str:
     return text
 
 
-def schema_problems(validator: Any, value: Any) -> list[str]:
-    """Every schema violation of ``value`` as one line each, required and unknown keys first."""
+def schema_problems(validator: Draft202012Validator, value: Any) -> list[str]:
+    """Every schema violation of ``value`` as one line each, required and unknown keys first.
+
+    Missing and unknown parameters lead because they are what an agent most often gets wrong
+    and the cheapest to fix; an unknown key names the declared ones, so the fix is in the text.
+    """
     required: list[str] = []
     unknown: list[str] = []
     other: list[str] = []
@@ -180,7 +90,8 @@ def schema_problems(validator: Any, value: Any) -> list[str]:
             name = str(error.message).split("'")[1] if "'" in str(error.message) else "?"
             required.append(f'"{where + "." if where else ""}{name}" is required')
         elif error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
-            declared = list(error.schema.get("properties", {}))
+            schema = error.schema if isinstance(error.schema, Mapping) else {}
+            declared = list(schema.get("properties", {}))
             hint = f"; expected one of: {', '.join(declared)}" if declared else ""
             for key in error.instance:
                 if key not in declared:
@@ -192,12 +103,45 @@ def schema_problems(validator: Any, value: Any) -> list[str]:
     return required + unknown + other
 
 
-_CACHE: dict[str, InputValidator] = {}
+class ValidatorCache:
+    """Compiled validators, one per distinct schema, found by the schema object itself.
+
+    A tool call looks its schema up by identity (a dict lookup, no serialising); a schema
+    object seen for the first time is looked up by its canonical JSON text, so equal schemas
+    of reloaded environments share one compiled validator. The identity table keeps each schema
+    it has seen alive (so an id is never reused while listed) and is emptied when it reaches
+    ``max_schemas``, which bounds it in a process that loads environments again and again.
+    """
+
+    def __init__(self, max_schemas: int = 4096) -> None:
+        """An empty cache holding at most ``max_schemas`` entries in each table."""
+        self.max_schemas = max_schemas
+        self._by_id: dict[int, tuple[Mapping[str, Any], InputValidator]] = {}
+        self._by_text: dict[str, InputValidator] = {}
+
+    def get(self, schema: Mapping[str, Any]) -> InputValidator:
+        """The validator of ``schema``, compiled on first sight of an equal schema."""
+        entry = self._by_id.get(id(schema))
+        if entry is not None and entry[0] is schema:
+            return entry[1]
+        return self._add(schema)
+
+    def _add(self, schema: Mapping[str, Any]) -> InputValidator:
+        key = canonical(schema)
+        found = self._by_text.get(key)
+        if found is None:
+            if len(self._by_text) >= self.max_schemas:
+                self._by_text.clear()
+            found = self._by_text[key] = InputValidator(schema)
+        if len(self._by_id) >= self.max_schemas:
+            self._by_id.clear()
+        self._by_id[id(schema)] = (schema, found)
+        return found
 
 
-def validator_for(schema: Mapping[str, Any]) -> InputValidator:
-    key = canonical(schema)
-    found = _CACHE.get(key)
-    if found is None:
-        found = _CACHE[key] = InputValidator(schema)
-    return found
+validator_for = ValidatorCache().get
+"""The process's validator of a schema (:meth:`ValidatorCache.get` of one shared cache).
+
+Shared because compiling is a per-process cost that every rollout of every world would
+otherwise pay again; what it holds is derived from the schemas alone, never from a run.
+"""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +45,7 @@ _MUTABLE = (dict, list, set, bytearray)
 
 
 def run_deep_checks(env: Environment, project: Path, report: Report) -> None:
+    """Run the solver and the no-op agent on every task in memory and add what they show."""
     _check_independent_states(env, report)
     recorded: list[Calls] = []
     solver = _load_solver(env, report)
@@ -123,7 +124,7 @@ def _check_solver_run(env: Environment, task: Task, run: RolloutResult, report: 
     )
 
 
-def _first_difference(a: dict[str, Any], b: dict[str, Any]) -> str:
+def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     for key in list(a) + [k for k in b if k not in a]:
         if canonical(a.get(key)) != canonical(b.get(key)):
             return key
@@ -131,10 +132,11 @@ def _first_difference(a: dict[str, Any], b: dict[str, Any]) -> str:
 
 
 def _check_same(task: Task, first: RolloutResult, second: RolloutResult, report: Report) -> None:
-    for label, a, b in (
+    pairs: tuple[tuple[str, Mapping[str, Any], Mapping[str, Any]], ...] = (
         ("result.json", first.result, second.result),
         ("state-diff.json", first.state_diff, second.state_diff),
-    ):
+    )
+    for label, a, b in pairs:
         if canonical(a) != canonical(b):
             report.error(
                 "nondeterministic",

@@ -31,6 +31,7 @@ verifier_unused             warning  no task names the verifier, or its restated
 task_verifier_unresolved    error    a task names a verifier that is not exported
 verifier_task_mismatch      error    a task names a verifier that grades another task
 task_unknown_id             warning  an instruction names a record id the initial world lacks
+                                     (id shapes from the data or the manifest's ``idPatterns``)
 no_tasks / no_tools         warning  nothing to evaluate / nothing to act with
 no_solver                   warning  ``deep=True`` but there is no ``solver.py`` to prove the tasks
 deep_skipped                warning  deep checks asked for, but the static checks found errors
@@ -43,23 +44,14 @@ Deep checks (``deep=True``; by default when ``solver.py`` exists) run rollouts i
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silo.errors import SiloError
-from silo.loading.environment import Environment, find_project_dir, resolve_environment_dir
-from silo.validate.static import (
-    Loaded,
-    check_data,
-    check_entrypoint,
-    check_manifest,
-    check_runtime,
-    check_tasks,
-    check_wiring,
-)
+from silo.errors import EnvironmentLoadError
+from silo.loading.environment import find_project_dir, resolve_environment_dir
+from silo.validate.static import check_data, check_loading, check_runtime, check_wiring
+from silo.validate.task_ids import check_task_ids
 
 __all__ = ["Finding", "Report", "validate_environment"]
 
@@ -68,16 +60,21 @@ ERROR, WARNING = "error", "warning"
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem found: ``level`` is ``error`` (fails validation) or ``warning``."""
+
     level: str  # "error" | "warning"
     code: str
     message: str
 
     def to_json(self) -> dict[str, str]:
+        """The finding as ``silo-validate --json`` prints it."""
         return {"level": self.level, "code": self.code, "message": self.message}
 
 
 @dataclass
 class Report:
+    """Everything validation found in one environment, and what it counted."""
+
     environment: str
     findings: list[Finding] = field(default_factory=list)
     counts: dict[str, int] = field(
@@ -86,18 +83,23 @@ class Report:
 
     @property
     def ok(self) -> bool:
+        """True when no finding is an error (warnings do not fail validation)."""
         return not any(f.level == ERROR for f in self.findings)
 
     def error(self, code: str, message: str) -> None:
+        """Record an error-level finding: the environment is not ready to evaluate on."""
         self.findings.append(Finding(ERROR, code, message))
 
     def warn(self, code: str, message: str) -> None:
+        """Record a warning: worth fixing, but the environment can run."""
         self.findings.append(Finding(WARNING, code, message))
 
     def codes(self) -> list[str]:
+        """The finding codes in the order they were found."""
         return [f.code for f in self.findings]
 
     def to_json(self) -> dict[str, Any]:
+        """The report as ``silo-validate --json`` prints it (see the module docstring)."""
         return {
             "environment": self.environment,
             "ok": self.ok,
@@ -106,6 +108,7 @@ class Report:
         }
 
     def to_text(self) -> str:
+        """One line per finding, then ``OK``/``FAILED`` with the counts."""
         lines = [f"{f.level.upper()}  {f.code}  {f.message}" for f in self.findings]
         counts = " ".join(f"{k}={v}" for k, v in self.counts.items())
         lines.append(f"{'OK' if self.ok else 'FAILED'}  {self.environment}  {counts}")
@@ -122,27 +125,25 @@ def validate_environment(
     project = Path(project_dir).resolve() if project_dir else find_project_dir()
     root = (env if isinstance(env, Path) else resolve_environment_dir(env, project)).resolve()
     if not root.is_dir():
-        raise SiloError("environment_not_found", f"{root} is not an environment folder")
+        raise EnvironmentLoadError("environment_not_found", f"{root} is not an environment folder")
     report = Report(root.name)
     where = f"environments/{root.name}"
     check_data(root, where, report)
-    manifest = check_manifest(root, where, report)
-    if manifest.present:
-        report.environment = manifest.name
-    loaded = Loaded(root, manifest, check_tasks(root, where, report))
-    report.counts["tasks"] = len(loaded.tasks)
-    check_entrypoint(root, where, loaded, report)
+    loaded = check_loading(root, where, report)
+    parts = loaded.parts
+    report.environment = parts.name
+    report.counts["tasks"] = len(parts.tasks)
     check_runtime(loaded, report)
     check_wiring(loaded, report)
-    check_task_ids(loaded, report)
-    if not loaded.tasks and not any(f.code == "task_invalid" for f in report.findings):
+    check_task_ids(parts, report)
+    if not parts.tasks and not any(f.code == "task_invalid" for f in report.findings):
         report.warn("no_tasks", f"{where} has no tasks; add tasks/<ID>.json files")
     if loaded.tools == []:
         report.warn("no_tools", f"{where}: bind_tools(state) returns no tools; agents cannot act")
     solver = root / "solver.py"
     if deep is None:
         deep = solver.is_file()
-    elif deep and loaded.tasks and not solver.is_file():
+    elif deep and parts.tasks and not solver.is_file():
         report.warn(
             "no_solver",
             f"{where} has no solver.py, so nothing proves its tasks can be solved; write one "
@@ -151,47 +152,7 @@ def validate_environment(
     if deep and not report.ok:
         report.warn("deep_skipped", "deep checks skipped: fix the errors above first")
     elif deep:
-        _deep(loaded, report, project)
+        from silo.validate.deep import run_deep_checks  # imports the rollout engine: only now
+
+        run_deep_checks(parts.environment(), project, report)
     return report
-
-
-_RECORD_ID = re.compile(r"\b[A-Z][A-Z0-9]*-\d+\b")
-
-
-def check_task_ids(loaded: Loaded, report: Report) -> None:
-    """Warn when an instruction names a record id (``OPP-005``) the initial world lacks.
-
-    Peer benchmarks shipped tasks about records that did not exist; this catches the typo or
-    the stale id before anyone evaluates on it.
-    """
-    if loaded.create_state is None or "create_state_failed" in report.codes():
-        return
-    try:
-        world = json.dumps(loaded.create_state(), default=str)
-    except Exception:  # create_state() problems are reported by check_runtime
-        return
-    for task in loaded.tasks.values():
-        named = dict.fromkeys(_RECORD_ID.findall(task.instruction))
-        missing = [record for record in named if f'"{record}"' not in world]
-        if missing:
-            report.warn(
-                "task_unknown_id",
-                f"{task.source}: the instruction names {', '.join(missing)}, which the initial "
-                "world does not contain; fix the id or the data",
-            )
-
-
-def _deep(loaded: Loaded, report: Report, project: Path) -> None:
-    from silo.validate.deep import run_deep_checks  # imports the rollout engine: only now
-
-    environment = Environment(
-        name=report.environment,
-        root=loaded.root,
-        manifest=loaded.manifest,
-        tasks=loaded.tasks,
-        create_state=loaded.create_state,
-        bind_tools=loaded.bind_tools,
-        verifiers={v.id: v for v in loaded.verifiers or ()},
-        package=loaded.package,
-    )
-    run_deep_checks(environment, project, report)

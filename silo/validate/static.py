@@ -1,9 +1,11 @@
 """The static half of validation: reading an environment's files and exports one by one.
 
 Contract: each ``check_*`` function adds findings to a :class:`~silo.validate.report.Report` and never
-raises for a problem in the environment; together they fill a :class:`Loaded` with whatever
-could be loaded (``None`` where loading failed), so later checks can go on without it. The
-finding codes are listed in :mod:`silo.validate.report`.
+raises for a problem in the environment. :func:`check_loading` runs the one environment loader
+(:func:`silo.loading.environment.read_environment`) collecting every problem, and maps its error
+codes onto the finding codes; the result, a :class:`Loaded`, holds whatever could be loaded
+(``None`` where loading failed), so later checks can go on without it. The finding codes are
+listed in :mod:`silo.validate.report`.
 """
 
 from __future__ import annotations
@@ -16,9 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from silo.errors import SiloError
-from silo.loading.environment import MANIFEST, Manifest, read_manifest
-from silo.loading.modules import describe_exception, load_file, package_for_dir
-from silo.tasks import Task, load_tasks
+from silo.loading.environment import MANIFEST, EnvironmentParts, read_environment
+from silo.loading.modules import describe_exception
 from silo.tools import Tool
 from silo.verifiers import Verifier
 
@@ -28,26 +29,29 @@ if TYPE_CHECKING:
 __all__ = [
     "Loaded",
     "check_data",
-    "check_entrypoint",
-    "check_manifest",
+    "check_loading",
     "check_runtime",
-    "check_tasks",
     "check_wiring",
 ]
 
 
+# The loader's codes, as the validator's findings name them (findings keep their own codes).
+_FINDING_CODES = {
+    "manifest_invalid": "manifest_invalid",
+    "task_invalid": "task_invalid",
+    "entrypoint_outside_environment": "runtime_load_failed",
+    "entrypoint_not_found": "runtime_load_failed",
+    "module_load_failed": "runtime_load_failed",
+    "runtime_contract_invalid": "runtime_load_failed",
+    "verifier_invalid": "verifier_invalid",
+}
+
+
 @dataclass
 class Loaded:
-    """What the static checks managed to load (None where loading failed)."""
+    """What the static checks got: the loader's parts, and the tools once they were bound."""
 
-    root: Path
-    manifest: Manifest
-    tasks: dict[str, Task]
-    entry: Path | None = None
-    package: str = ""
-    create_state: Any = None
-    bind_tools: Any = None
-    verifiers: list[Verifier] | None = None
+    parts: EnvironmentParts
     tools: list[Tool] | None = None
 
 
@@ -62,6 +66,7 @@ def _read_json(path: Path) -> tuple[Any, str | None]:
 
 
 def check_data(root: Path, where: str, report: Report) -> None:
+    """One finding per ``data/*.json`` that does not parse; a warning when there is no data/."""
     data = root / "data"
     if not data.is_dir():
         report.warn("data_dir_missing", f"{where} has no data/ folder for its JSON datasets")
@@ -76,118 +81,58 @@ def check_data(root: Path, where: str, report: Report) -> None:
             report.counts["data"] += 1
 
 
-def check_manifest(root: Path, where: str, report: Report) -> Manifest:
-    try:
-        manifest = read_manifest(root)
-    except SiloError as exc:
-        report.error("manifest_invalid", exc.message)
-        return Manifest(name=root.name)
-    if not manifest.present:
+def check_loading(root: Path, where: str, report: Report) -> Loaded:
+    """Run the environment loader collecting every problem: manifest, tasks, entrypoint."""
+    problems: list[SiloError] = []
+    parts = read_environment(root, on_problem=problems.append)
+    if not parts.manifest.present and not any(p.code == "manifest_invalid" for p in problems):
         report.warn(
             "manifest_missing",
             f"{where} has no {MANIFEST}; defaults apply (entrypoint ./env.py). Add one with "
             "name, template, templateVersion, entrypoint and tools",
         )
-    elif manifest.name != root.name:
+    elif parts.manifest.name != root.name:
         report.warn(
             "manifest_name_mismatch",
-            f'{where}/{MANIFEST} names the environment "{manifest.name}" but its folder is '
+            f'{where}/{MANIFEST} names the environment "{parts.manifest.name}" but its folder is '
             f'"{root.name}" (a copied environment?); set "name" to "{root.name}"',
         )
-    return manifest
+    for problem in problems:
+        message = problem.message
+        if problem.code == "module_load_failed":
+            message = f"the entrypoint does not import: {_short(message, root)}"
+        report.error(_FINDING_CODES[problem.code], message)
+    if parts.verifiers is not None:
+        report.counts["verifiers"] = parts.declared_verifiers
+    return Loaded(parts)
 
 
-def check_tasks(root: Path, where: str, report: Report) -> dict[str, Task]:
-    """Every loadable task; each bad task file is one ``task_invalid`` finding."""
-    return load_tasks(
-        root / "tasks", root.name, on_error=lambda exc: report.error("task_invalid", exc.message)
-    )
-
-
-def check_entrypoint(root: Path, where: str, loaded: Loaded, report: Report) -> None:
-    entrypoint = loaded.manifest.entrypoint
-    entry = (root / entrypoint).resolve()
-    if not entry.is_relative_to(root):
-        report.error(
-            "runtime_load_failed",
-            f'{where}/{MANIFEST}: entrypoint "{entrypoint}" resolves outside the environment '
-            "folder; point it at a file inside it",
-        )
-        return
-    if not entry.is_file():
-        report.error(
-            "runtime_load_failed",
-            f'{where}: entrypoint {entrypoint} does not exist; create it or set "entrypoint" '
-            f"in {MANIFEST}",
-        )
-        return
-    loaded.entry = entry
-    loaded.package = package_for_dir(root, root.name)
-    try:
-        module = load_file(entry, f"{loaded.package}.{entry.stem}", reload=True)
-    except SiloError as exc:
-        report.error(
-            "runtime_load_failed", f"the entrypoint does not import: {_short(exc.message, loaded)}"
-        )
-        return
-    except SystemExit:
-        report.error("runtime_load_failed", f"{where}/{entry.name} called exit() on import")
-        return
-    fix = "a runnable environment exports create_state(), bind_tools(state) and verifiers"
-    for attr in ("create_state", "bind_tools"):
-        value = getattr(module, attr, None)
-        if callable(value):
-            setattr(loaded, attr, value)
-        else:
-            report.error(
-                "runtime_load_failed", f"{where}/{entry.name} does not export {attr}(); {fix}"
-            )
-    raw = getattr(module, "verifiers", None)
-    if isinstance(raw, Mapping):
-        raw = list(raw.values())
-    if not isinstance(raw, (list, tuple)):
-        report.error(
-            "runtime_load_failed", f"{where}/{entry.name} does not export a verifiers list; {fix}"
-        )
-        return
-    report.counts["verifiers"] = len(raw)
-    loaded.verifiers = []
-    for index, item in enumerate(raw):
-        if isinstance(item, Verifier):
-            loaded.verifiers.append(item)
-        else:
-            report.error(
-                "verifier_invalid",
-                f"{where}/{entry.name}: verifiers[{index}] is a {type(item).__name__}, not a "
-                "define_verifier(...) result",
-            )
-
-
-def _short(message: str, loaded: Loaded) -> str:
+def _short(message: str, root: Path) -> str:
     """``message`` with the environment's absolute folder written as ``environments/<name>``."""
-    root = loaded.root
     return message.replace(f"{root}{os.sep}", f"environments/{root.name}/")
 
 
 def check_runtime(loaded: Loaded, report: Report) -> None:
-    if loaded.create_state is None:
+    """Call ``create_state()`` and ``bind_tools(state)``; check every tool they give."""
+    parts = loaded.parts
+    if parts.create_state is None:
         return
     try:
-        state = loaded.create_state()
+        state = parts.create_state()
     except Exception as exc:
         report.error(
             "create_state_failed",
-            f"create_state() raised {_short(describe_exception(exc, loaded.entry), loaded)}",
+            f"create_state() raised {_short(describe_exception(exc, parts.entry), parts.root)}",
         )
         return
-    if loaded.bind_tools is None:
+    if parts.bind_tools is None:
         return
     try:
-        tools = loaded.bind_tools(state)
+        tools = parts.bind_tools(state)
     except Exception as exc:
         report.error(
             "bind_tools_failed",
-            f"bind_tools(state) raised {_short(describe_exception(exc, loaded.entry), loaded)}",
+            f"bind_tools(state) raised {_short(describe_exception(exc, parts.entry), parts.root)}",
         )
         return
     if not isinstance(tools, (list, tuple)):
@@ -257,8 +202,9 @@ def _check_tool(item: Tool, number: int, seen: dict[str, int], report: Report) -
 
 def check_wiring(loaded: Loaded, report: Report) -> None:
     """Verifiers against tasks: duplicates, orphans, unresolved and mismatched references."""
+    parts = loaded.parts
     by_id: dict[str, Verifier] = {}
-    for verifier in loaded.verifiers or ():
+    for verifier in parts.verifiers or ():
         if verifier.id in by_id:
             report.error(
                 "verifier_duplicate_id",
@@ -269,7 +215,7 @@ def check_wiring(loaded: Loaded, report: Report) -> None:
         by_id[verifier.id] = verifier
         if not verifier.task_id:
             continue  # linked by the tasks' verifierId alone: checked below
-        task = loaded.tasks.get(verifier.task_id)
+        task = parts.tasks.get(verifier.task_id)
         if task is None:
             report.warn(
                 "verifier_orphan",
@@ -282,9 +228,9 @@ def check_wiring(loaded: Loaded, report: Report) -> None:
                 f'verifier "{verifier.id}" grades task "{task.id}", but {task.source} names '
                 f'"{task.verifier_id}"; this verifier never runs',
             )
-    if loaded.verifiers is None:
+    if parts.verifiers is None:
         return  # the export itself is missing: already reported
-    for task in loaded.tasks.values():
+    for task in parts.tasks.values():
         grader = by_id.get(task.verifier_id)
         if grader is None:
             known = ", ".join(by_id) or "none"
@@ -299,7 +245,7 @@ def check_wiring(loaded: Loaded, report: Report) -> None:
                 f'{task.source}: verifier "{grader.id}" grades task "{grader.task_id}", not '
                 f'"{task.id}"; point verifierId at this task\'s verifier',
             )
-    named = {task.verifier_id for task in loaded.tasks.values()}
+    named = {task.verifier_id for task in parts.tasks.values()}
     for verifier in by_id.values():
         if not verifier.task_id and verifier.id not in named:
             report.warn(

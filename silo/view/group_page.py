@@ -15,6 +15,7 @@ unfinished ones, and nothing in a damaged folder makes rendering raise.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -92,7 +93,8 @@ def _run_id(run: RunFolder) -> str:
 
 def _run_details(run: RunFolder, resumed: bool) -> str:
     """A run, collapsed: its verdict, task, agent, repeat and reward on the summary line."""
-    meta, result = run.run or {}, run.result or {}
+    meta: Mapping[str, Any] = run.run or {}
+    result: Mapping[str, Any] = run.result or {}
     start = run.event("run_start")
     task = meta.get("taskId") or (start.get("task") or {}).get("id", "?")
     bits = [str(task), str(meta.get("agent", start.get("agent", "?")))]
@@ -110,7 +112,7 @@ def _run_details(run: RunFolder, resumed: bool) -> str:
     )
 
 
-def _repeat(run: dict[str, Any]) -> int:
+def _repeat(run: Mapping[str, Any]) -> int:
     repeat = run.get("repeat")
     return repeat if isinstance(repeat, int) else 0
 

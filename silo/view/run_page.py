@@ -16,10 +16,12 @@ optional ones shaded), the timeline (:func:`silo.view.trace.timeline`), the stat
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from silo.artifacts.documents import ResultDocument, RunDocument, StateDiffDocument
 from silo.view.html import (
     anchor,
     badge,
@@ -46,9 +48,9 @@ class RunFolder:
     """What a run folder holds; ``None`` for a file that is missing or unreadable."""
 
     folder: Path
-    run: dict[str, Any] | None
-    result: dict[str, Any] | None
-    diff: dict[str, Any] | None
+    run: RunDocument | None
+    result: ResultDocument | None
+    diff: StateDiffDocument | None
     trace: list[dict[str, Any] | BadLine] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -83,16 +85,27 @@ def _read_object(path: Path, problems: list[str]) -> dict[str, Any] | None:
 
 
 def load_run(folder: Path) -> RunFolder:
+    """Read a run folder's four files; a missing or unreadable one is noted, never raised."""
     problems: list[str] = []
     run, result, diff = (
         _read_object(folder / name, problems)
         for name in ("run.json", "result.json", "state-diff.json")
     )
     trace = read_trace(folder / "trace.jsonl", problems)
-    return RunFolder(folder, run, result, diff, trace, problems)
+    # Typed as the writer's documents; every key is still read defensively (.get), since a
+    # folder may hold hand-edited or older files.
+    return RunFolder(
+        folder,
+        cast(RunDocument | None, run),
+        cast(ResultDocument | None, result),
+        cast(StateDiffDocument | None, diff),
+        trace,
+        problems,
+    )
 
 
 def verdict(run: RunFolder) -> str:
+    """``PASS``, ``FAIL``, or ``UNFINISHED`` when neither result.json nor the trace graded it."""
     passed = (run.result or run.event("verifier_result")).get("passed")
     return "UNFINISHED" if passed is None else "PASS" if passed else "FAIL"
 
@@ -100,7 +113,8 @@ def verdict(run: RunFolder) -> str:
 def _facts(run: RunFolder) -> dict[str, Any]:
     """Header values: run.json and result.json first, else what the trace recorded."""
     start, end, graded = run.event("run_start"), run.event("run_end"), run.event("verifier_result")
-    meta, result = run.run or {}, run.result or {}
+    meta: Mapping[str, Any] = run.run or {}
+    result: Mapping[str, Any] = run.result or {}
     task = meta.get("task") or start.get("task") or {}
     return {
         "task": mapping(task),

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from silo.batch.compare import resolve_folder
-from silo.errors import SiloError
+from silo.errors import ArtifactError
 from silo.jsonio import write_text_atomic
 from silo.view.group_page import group_body, is_group
 from silo.view.html import GENERATOR, page
@@ -44,7 +44,7 @@ def resolve(spec: str | Path, project_dir: Path) -> tuple[Path, str]:
     folder = resolve_folder(spec, project_dir)
     kind = folder_kind(folder)
     if kind is None:
-        raise SiloError(
+        raise ArtifactError(
             "view_not_a_run",
             f"{folder} is not a run, group or sweep folder (no {', '.join(RUN_FILES)} in it, no "
             "summary.json, no run subfolders); give a .silo/runs/<runId>, group_* or sweep_* "
@@ -67,12 +67,12 @@ def render(folder: Path, kind: str | None = None) -> str:
 def write_report(html: str, path: Path) -> Path:
     """Write ``html`` to ``path`` (replacing only an earlier ``silo-view`` report)."""
     if not path.parent.is_dir():
-        raise SiloError(
+        raise ArtifactError(
             "view_out_folder_missing",
             f"folder {path.parent} does not exist; create it or give another out=<file.html>",
         )
     if path.is_dir() or (path.exists() and not _is_report(path)):
-        raise SiloError(
+        raise ArtifactError(
             "view_would_overwrite",
             f"{path} exists and is not a silo-view report; give another out=<file.html>",
         )

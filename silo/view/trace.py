@@ -37,6 +37,7 @@ class BadLine:
 
 
 def read_trace(path: Path, problems: list[str]) -> list[dict[str, Any] | BadLine]:
+    """Every line of ``trace.jsonl`` as an event, or a :class:`BadLine` where it does not parse."""
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError as exc:

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 import silo
 from silo.agents.contract import AgentInput, CancelSignal, RunLimitError, ToolResult
 from silo.agents.random import RandomAgent
-from silo.agents.sampler import SchemaSampler, Unsatisfiable
+from silo.agents.sampler import SchemaSampler, Unsatisfiable, id_patterns, ids_in
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "dates": {
@@ -159,6 +159,40 @@ def test_ids_from_earlier_outputs_are_reused() -> None:
     assert any(i in ("OPP-12", "CON-3") for v in values for i in v["contactIds"])
     with pytest.raises(Unsatisfiable):
         sampler.sample_valid(SCHEMAS["impossible"])
+
+
+def test_id_shapes_come_from_the_environments_schemas_and_keys() -> None:
+    lookup = {
+        "type": "object",
+        "properties": {"accountId": {"type": "string", "pattern": "^acct_[a-z0-9]{4}$"}},
+        "required": ["accountId"],
+        "additionalProperties": False,
+    }
+    tools = [
+        {"name": "list", "inputSchema": {"type": "object"}},
+        {"name": "get", "inputSchema": lookup},
+    ]
+    assert [p.pattern for p in id_patterns(s["inputSchema"] for s in tools)] == [
+        "^acct_[a-z0-9]{4}$"
+    ]
+    # A string is an id when the schemas' id patterns match it or an id key holds it;
+    # CRM-shaped text elsewhere is just text.
+    output = {"rows": [{"ref": "acct_ab12", "note": "OPP-7"}], "id": "row-1", "ownerIds": ["u9"]}
+    assert list(ids_in(output, id_patterns(s["inputSchema"] for s in tools))) == [
+        "acct_ab12",
+        "row-1",
+        "u9",
+    ]
+    asked: list[str] = []
+
+    def call_tool(name: str, data: dict[str, Any]) -> ToolResult:
+        if name == "get":
+            asked.append(data["accountId"])
+        return ToolResult(output={"rows": [{"ref": "acct_ab12"}]}, isError=False)
+
+    inp = AgentInput(task="t", tools=tools, call_tool=call_tool, signal=CancelSignal(), seed=0)
+    RandomAgent(seed=2, calls=60)(inp)
+    assert asked.count("acct_ab12") > len(asked) / 3  # the seen id, not only drawn ones
 
 
 def test_run_limit_stops_cleanly() -> None:

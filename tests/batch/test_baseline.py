@@ -11,12 +11,12 @@ import silo.batch.baseline as baseline
 from silo import run_task
 from silo.batch.baseline import (
     Entry,
-    Outcome,
+    GoldenOutcome,
     Target,
-    check,
+    check_goldens,
     explain,
     load_entries,
-    record,
+    record_goldens,
     require_deterministic,
     runnable_tasks,
     select_entries,
@@ -43,7 +43,7 @@ def target(
     return Target("toy", label, points, tool_events, scope)
 
 
-def statuses(outcomes: list[Outcome]) -> list[tuple[str, str, tuple[str, ...]]]:
+def statuses(outcomes: list[GoldenOutcome]) -> list[tuple[str, str, tuple[str, ...]]]:
     return [(o.status, o.task, o.files) for o in outcomes]
 
 
@@ -57,7 +57,7 @@ def base(toy_project: Path) -> Path:
 
 
 def test_record_writes_the_exact_artifact_bytes(toy_project: Path, base: Path) -> None:
-    out = list(record(target(), toy_project, base))
+    out = list(record_goldens(target(), toy_project, base))
     assert statuses(out) == [("created", t, ()) for t in TASKS]
     folder = base / "toy" / "solver"
     assert sorted(p.name for p in folder.iterdir()) == sorted(
@@ -70,27 +70,29 @@ def test_record_writes_the_exact_artifact_bytes(toy_project: Path, base: Path) -
 
 
 def test_second_record_leaves_every_file_untouched(toy_project: Path, base: Path) -> None:
-    list(record(target(), toy_project, base))
+    list(record_goldens(target(), toy_project, base))
     before = stamp(base / "toy" / "solver")
-    out = list(record(target(), toy_project, base))
+    out = list(record_goldens(target(), toy_project, base))
     assert statuses(out) == [("same", t, ()) for t in TASKS]
     assert stamp(base / "toy" / "solver") == before
 
 
 def test_check_clean(toy_project: Path, base: Path) -> None:
-    list(record(target(), toy_project, base))
-    assert statuses(list(check(target(), toy_project, base))) == [("ok", t, ()) for t in TASKS]
+    list(record_goldens(target(), toy_project, base))
+    assert statuses(list(check_goldens(target(), toy_project, base))) == [
+        ("ok", t, ()) for t in TASKS
+    ]
 
 
 def test_check_explains_a_drift_field_by_field(toy_project: Path, base: Path) -> None:
-    list(record(target(), toy_project, base))
+    list(record_goldens(target(), toy_project, base))
     golden = base / "toy" / "solver" / "TASK-001.result.json"
     old = json.loads(golden.read_text())
     old["reward"] = 0.8
     old["checks"][2]["passed"] = False
     old["failedRequired"] = ["C-1 went up by 2"]
     golden.write_text(pretty(old))
-    out = list(check(target(), toy_project, base))
+    out = list(check_goldens(target(), toy_project, base))
     assert statuses(out) == [
         ("DRIFT", "TASK-001", ("result.json",)),
         ("ok", "TASK-002", ()),
@@ -104,14 +106,14 @@ def test_check_explains_a_drift_field_by_field(toy_project: Path, base: Path) ->
 
 
 def test_record_rewrites_a_changed_golden_and_says_why(toy_project: Path, base: Path) -> None:
-    list(record(target(), toy_project, base))
+    list(record_goldens(target(), toy_project, base))
     golden = base / "toy" / "solver" / "TASK-002.state-diff.json"
     real = golden.read_bytes()
     old = json.loads(real)
     old["collections"]["counters"]["changed"] = ["C-2"]
     del old["collections"]["log"]
     golden.write_text(pretty(old))
-    out = list(record(target(), toy_project, base))
+    out = list(record_goldens(target(), toy_project, base))
     assert statuses(out)[1] == ("changed", "TASK-002", ("state-diff.json",))
     assert out[1].lines == (
         "root['collections']['counters']['changed'][0]: 'C-2' -> 'C-1'",
@@ -124,7 +126,7 @@ def test_record_rewrites_a_changed_golden_and_says_why(toy_project: Path, base: 
 def test_missing_goldens_skip_the_rollout(
     toy_project: Path, base: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    list(record(target(), toy_project, base))
+    list(record_goldens(target(), toy_project, base))
     folder = base / "toy" / "solver"
     (folder / "TASK-002.result.json").unlink()
     (folder / "TASK-002.state-diff.json").unlink()
@@ -134,7 +136,7 @@ def test_missing_goldens_skip_the_rollout(
     monkeypatch.setattr(
         baseline, "run_point", lambda point, **k: ran.append(point.task) or real(point, **k)
     )
-    out = list(check(target(), toy_project, base))
+    out = list(check_goldens(target(), toy_project, base))
     assert statuses(out) == [
         ("ok", "TASK-001", ()),
         ("MISSING", "TASK-002", ()),
@@ -144,29 +146,31 @@ def test_missing_goldens_skip_the_rollout(
 
 
 def test_stale_goldens_of_deleted_tasks(toy_project: Path, base: Path) -> None:
-    list(record(target(), toy_project, base))
+    list(record_goldens(target(), toy_project, base))
     (toy_project / "environments" / "toy" / "tasks" / "TASK-003.json").unlink()
     load_environment("toy", toy_project, reload=True)  # forget the cached task list
-    out = list(check(target(tasks=TASKS[:2]), toy_project, base))
+    out = list(check_goldens(target(tasks=TASKS[:2]), toy_project, base))
     assert statuses(out)[-1] == ("STALE", "TASK-003", ())
     assert out[-1].note == "task no longer exists"
-    narrow = list(check(target(tasks=("TASK-001",), scope=("TASK-001",)), toy_project, base))
+    narrow = list(
+        check_goldens(target(tasks=("TASK-001",), scope=("TASK-001",)), toy_project, base)
+    )
     assert statuses(narrow) == [("ok", "TASK-001", ())]
-    globbed = list(check(target(tasks=(), scope=("TASK-00[3-9]",)), toy_project, base))
+    globbed = list(check_goldens(target(tasks=(), scope=("TASK-00[3-9]",)), toy_project, base))
     assert statuses(globbed) == [("STALE", "TASK-003", ())]
 
 
 def test_pinned_tool_events_without_their_timing(toy_project: Path, base: Path) -> None:
-    out = list(record(target(tool_events=True), toy_project, base))
+    out = list(record_goldens(target(tool_events=True), toy_project, base))
     assert statuses(out)[0] == ("created", "TASK-001", ())
     events = json.loads((base / "toy" / "solver" / "TASK-001.tool-events.json").read_text())
     assert [e["type"] for e in events] == ["tool_call", "tool_result"] * 2
     assert list(events[0]) == ["seq", "type", "callId", "tool", "input"]
     assert list(events[1]) == ["seq", "type", "callId", "tool", "output", "isError"]
     assert events[3]["output"]["value"] == 3
-    assert statuses(list(check(target(tool_events=True), toy_project, base)))[0][0] == "ok"
+    assert statuses(list(check_goldens(target(tool_events=True), toy_project, base)))[0][0] == "ok"
     # an entry that no longer pins tool events leaves them STALE
-    out = list(check(target(), toy_project, base))
+    out = list(check_goldens(target(), toy_project, base))
     assert ("STALE", "TASK-001", ("tool-events.json",)) in statuses(out)
     assert out[-1].note == "tool_events is off"
 
@@ -202,7 +206,7 @@ def test_replaying_a_recorded_trace_reproduces_the_goldens(toy_project: Path, ba
         "_target_": "silo.agents.replay.ReplayAgent",
         "trace": str(run.run_dir / "trace.jsonl"),
     }
-    list(record(target(replay, ("TASK-001",), label="replay"), toy_project, base))
+    list(record_goldens(target(replay, ("TASK-001",), label="replay"), toy_project, base))
     for kind in ("result", "state-diff"):
         assert (base / "toy" / "replay" / f"TASK-001.{kind}.json").read_bytes() == (
             run.run_dir / f"{kind}.json"
@@ -210,7 +214,9 @@ def test_replaying_a_recorded_trace_reproduces_the_goldens(toy_project: Path, ba
 
 
 def test_a_rollout_that_cannot_start_is_an_error(toy_project: Path, base: Path) -> None:
-    (out,) = record(target("agents/none.py", ("TASK-001",), label="none"), toy_project, base)
+    (out,) = record_goldens(
+        target("agents/none.py", ("TASK-001",), label="none"), toy_project, base
+    )
     assert out.status == "ERROR" and "agents/none.py does not exist" in out.lines[0]
     assert not (base / "toy" / "none").exists()
 
@@ -294,7 +300,7 @@ def test_the_engine_does_not_import_deepdiff_or_hydra_until_needed(toy_project: 
         "from silo.rollout.run import Budget; from silo.batch.sweep import Point\n"
         f"p = Path({str(toy_project)!r}); base = p / 'baselines'\n"
         "t = b.Target('toy', 'solver', [Point('toy', 'TASK-001', 'solver', 'solver', Budget())])\n"
-        "list(b.record(t, p, base)); out = list(b.check(t, p, base))\n"
+        "list(b.record_goldens(t, p, base)); out = list(b.check_goldens(t, p, base))\n"
         "assert [o.status for o in out] == ['ok'], out\n"
         "print(sorted(m for m in ('deepdiff', 'hydra') if m in sys.modules))\n"
     )

@@ -67,3 +67,29 @@ class Caller:
 @pytest.fixture
 def crm(world: dict[str, Any], crm_tools: dict[str, Tool]) -> Caller:
     return Caller(world, crm_tools)
+
+
+# --- the project-tracking environment ---------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def project_env() -> Environment:
+    import silo
+
+    return silo.load_environment("project", PROJECT)
+
+
+@pytest.fixture(scope="session")
+def project_tools(project_env: Environment) -> dict[str, Tool]:
+    return {tool.name: tool for tool in project_env.bind_tools(project_env.create_state())}
+
+
+@pytest.fixture
+def project_world(project_env: Environment) -> dict[str, Any]:
+    return project_env.create_state()
+
+
+@pytest.fixture
+def tracker(project_world: dict[str, Any], project_tools: dict[str, Tool]) -> Caller:
+    """Calls project-tracking tools on a fresh world (``tracker.refused`` for refusals)."""
+    return Caller(project_world, project_tools)

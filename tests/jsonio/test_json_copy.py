@@ -49,9 +49,9 @@ def test_without_orjson_the_standard_library_does_it_all(
     value: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "orjson", None)  # ``import orjson`` fails
-    monkeypatch.setattr(_jsonio, "_fast", None)
+    assert _jsonio.orjson_functions() is None
+    monkeypatch.setattr(_jsonio, "_ORJSON", None)
     _check(value)
-    assert _jsonio._fast is False
 
 
 def test_nesting_beyond_the_recursion_limit_raises_what_it_raised() -> None:
@@ -128,3 +128,22 @@ def test_plain_json_never_takes_the_slow_path(monkeypatch: pytest.MonkeyPatch) -
     text, copy = json_copy(value)
     assert copy == value and text == json.dumps(value, separators=(",", ":"))
     json_copy(tracked())
+
+
+def test_compact_encoders_give_the_standard_librarys_text_and_errors() -> None:
+    settings: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":"), "sort_keys": True}
+    encode = _jsonio.compact_encoder(json.JSONEncoder(**settings, default=repr))
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        encode(loop)
+    value = {"b": [1, 2.5, None], "a": {"é": object}}
+    assert encode(value) == json.dumps(value, **settings, default=repr)
+
+    class Upper(json.JSONEncoder):
+        def encode(self, o: Any) -> str:
+            return super().encode(o).upper()
+
+    assert _jsonio.compact_encoder(Upper())("x") == '"X"'  # a subclass keeps its own encode
+    with pytest.raises(ValueError, match="indent=None"):
+        _jsonio.compact_encoder(json.JSONEncoder(indent=2))

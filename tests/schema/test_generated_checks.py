@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from silo.agents.sampler import SchemaSampler, Unsatisfiable
 from silo.loading.environment import load_environment
 from silo.schema.codegen import compile_check
-from silo.schema.validator import COMPILE_AFTER, InputValidator
+from silo.schema.validator import InputValidator
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -133,7 +133,6 @@ def test_generated_checks_are_never_more_lenient(schema: dict[str, Any]) -> None
             assert reference.is_valid(value), value
     for value in values:  # and what it is not sure about, jsonschema decides
         verdict = InputValidator(schema)
-        verdict._compile()
         assert (verdict.problems(value) is None) == reference.is_valid(value), value
 
 
@@ -173,18 +172,18 @@ def test_id_patterns_match_exactly_what_the_regex_matches() -> None:
         {"properties": {"a": {"type": "string"}}},
     ],
 )
-def test_schemas_outside_the_subset_are_left_to_the_other_tiers(schema: Any) -> None:
+def test_schemas_outside_the_subset_are_left_to_jsonschema(schema: Any) -> None:
     assert compile_check(schema) is None
 
 
-def test_deep_schemas_are_left_to_the_other_tiers() -> None:
+def test_deep_schemas_are_left_to_jsonschema() -> None:
     schema: dict[str, Any] = {"type": "integer"}
     for _ in range(40):
         schema = {"type": "array", "items": schema}
     assert compile_check(schema) is None
 
 
-def test_the_generated_check_takes_over_after_the_interpreter() -> None:
+def test_the_generated_check_decides_valid_input_from_the_first_call() -> None:
     schema = {
         "type": "object",
         "properties": {"n": {"type": "integer", "maximum": 3}},
@@ -192,11 +191,24 @@ def test_the_generated_check_takes_over_after_the_interpreter() -> None:
         "additionalProperties": False,
     }
     validator = InputValidator(schema)
-    assert validator.quick is None and validator._cold
-    verdicts = [validator.problems({"n": i % 5}) for i in range(COMPILE_AFTER * 2)]
-    assert validator.quick is not None and validator._fast is None
-    later = COMPILE_AFTER + 5 - COMPILE_AFTER % 5  # a multiple of 5 past the hand-over
-    assert verdicts[:5] == verdicts[later : later + 5]
+    assert all(validator.problems({"n": n}) is None for n in range(4))
+    assert validator._full is None  # valid input never reached jsonschema
+    verdicts = [validator.problems({"n": i % 5}) for i in range(10)]
+    assert verdicts[:5] == verdicts[5:]
     assert verdicts[4] == ['"n": 4 is greater than the maximum of 3']
     assert validator.quick({"n": 3}) and not validator.quick({"n": 4})
     assert not validator.quick({"n": True}) and validator.problems({"n": True})
+
+
+def test_a_schema_outside_the_subset_gets_the_same_verdicts_from_jsonschema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": ["integer"], "maximum": 3}},  # a list of types
+        "required": ["n"],
+        "additionalProperties": False,
+    }
+    validator = InputValidator(schema)
+    verdicts = [validator.problems({"n": i % 5}) for i in range(10)]
+    assert verdicts[:5] == verdicts[5:]
+    assert verdicts[:4] == [None] * 4
+    assert verdicts[4] == ['"n": 4 is greater than the maximum of 3']

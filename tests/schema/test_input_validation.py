@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from silo.schema.validator import InputValidator, _fast_safe, validator_for
+from silo.schema.codegen import compile_check
+from silo.schema.validator import InputValidator, ValidatorCache, validator_for
 
 SCHEMA = {
     "type": "object",
@@ -60,7 +61,7 @@ def test_2020_12_keywords_use_the_full_validator() -> None:
         "$defs": {"n": {"type": "integer"}},
         "dependentRequired": {"a": ["b"]},
     }
-    assert not _fast_safe(schema)
+    assert compile_check(schema) is None  # outside the generated subset: jsonschema alone
     validator = InputValidator(schema)
     assert validator.problems({"a": 1, "b": 2}) is None
     assert validator.problems({"a": "x"}) == [
@@ -78,3 +79,15 @@ def test_fast_path_does_not_fill_defaults() -> None:
 
 def test_validators_are_cached_per_schema() -> None:
     assert validator_for(dict(SCHEMA)) is validator_for(dict(SCHEMA))
+
+
+def test_the_cache_finds_a_schema_by_identity_and_equal_schemas_share_a_validator() -> None:
+    cache = ValidatorCache(max_schemas=2)
+    first, twin = dict(SCHEMA), dict(SCHEMA)
+    found = cache.get(first)
+    assert cache.get(first) is found and cache.get(twin) is found
+    other = cache.get({"type": "object"})
+    assert other is not found and other.problems({}) is None
+    assert cache.get({"type": "string"}).problems(1) == ["1 is not of type 'string'"]
+    # Past max_schemas a table starts again: the same answers, compiled anew.
+    assert cache.get(first).problems({"id": "C-1"}) is None

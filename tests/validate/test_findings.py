@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -369,9 +370,37 @@ def test_world_not_reset(check_env: Check) -> None:
 
 
 def test_task_unknown_id(check_env: Check) -> None:
-    report = check_env(files={"tasks/TASK-001.json": task(instruction="Set ITEM-7 and ACC-001.")})
+    # The mini world's ids ("A", "B") have no shape, so the manifest declares the id patterns.
+    manifest = json.dumps({"name": "mini", "idPatterns": ["ITEM-\\d+", "ACC-\\d+"]})
+    instruction = task(instruction="Set ITEM-7 and ACC-001.")
+    report = check_env(
+        files={"silo.environment.json": manifest, "tasks/TASK-001.json": instruction}
+    )
     message = only(report, "task_unknown_id", "warning").message
     assert "names ITEM-7, ACC-001, which the initial world does not contain" in message
     assert report.ok
     clean = check_env(files={"tasks/TASK-001.json": task(instruction="Set item A to 5.")})
     assert "task_unknown_id" not in clean.codes()
+
+
+def test_task_unknown_id_infers_id_shapes_from_the_data(check_env: Check) -> None:
+    shaped = {
+        'return {"items": {"A": {"value": 1}, "B": {"value": 2}}}': (
+            'return {"items": {"A": {"value": 1}, "B": {"value": 2}}, '
+            '"orders": {"ORD-001": {}}, "log": [{"id": "EV-12"}], "now": "2026-03-16"}'
+        )
+    }
+    instruction = "Ship ORD-001 and ORD-009, log EV-3; ITEM-7 and 2026-04-01 are no record ids."
+    report = check_env(env_py=shaped, files={"tasks/TASK-001.json": task(instruction=instruction)})
+    message = only(report, "task_unknown_id", "warning").message
+    assert "names ORD-009, EV-3, which the initial world does not contain" in message
+
+
+def test_task_unknown_id_is_silent_without_id_shapes(check_env: Check) -> None:
+    report = check_env(files={"tasks/TASK-001.json": task(instruction="Set ITEM-7 and ACC-001.")})
+    assert "task_unknown_id" not in report.codes()
+
+
+def test_manifest_id_patterns_must_be_regular_expressions(check_env: Check) -> None:
+    report = check_env(files={"silo.environment.json": json.dumps({"idPatterns": ["ITEM-("]})})
+    assert "is not a regular expression" in only(report, "manifest_invalid").message

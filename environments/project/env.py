@@ -1,0 +1,28 @@
+"""Entry point of the project-tracking environment: a simulated software-delivery organisation.
+
+Contract (what Silo loads): ``create_state()`` builds a fresh world from ``data/``,
+``bind_tools(state)`` returns the tools an agent may call on it, and ``verifiers`` lists how each
+task in ``tasks/`` is graded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from silo import Tool, Verifier
+
+from .state import create_state
+from .tools import ALL_TOOLS
+from .verifiers import VERIFIERS
+
+__all__ = ["bind_tools", "create_state", "verifiers"]
+
+verifiers: list[Verifier] = list(VERIFIERS)
+
+
+def bind_tools(state: dict[str, Any]) -> list[Tool]:
+    """Every project-tracking tool.
+
+    Tools act on the state passed to each call, so one list serves every world.
+    """
+    return list(ALL_TOOLS)

@@ -1,0 +1,423 @@
+"""The tool-calling loop every model-backed agent shares, whatever the API it speaks.
+
+Contract: a :class:`ModelAgent` is a callable agent configured by plain settings (model, base URL,
+the *name* of the environment variable holding the key, sampling and pass-through settings).
+Each turn it sends the conversation and the environment's tools to its endpoint, runs the tool
+calls the model asks for through ``call_tool`` (unknown tools and invalid input are answered by
+the engine; arguments that are not JSON are explained back without a call) and returns the text
+of the first turn that calls no tool. A subclass supplies the API: how to build its SDK client,
+start a conversation, make one request and append a turn (:class:`ModelAgent` documents the
+hooks).
+
+Guarantees:
+
+* one SDK client per endpoint and process (:mod:`silo.agents.endpoints`), its pool sized by
+  ``max_connections``; rate limits and server errors back off *together* for every rollout of
+  the process, and the in-flight limit adapts;
+* every completion is a ``model_step`` event (turn, request summary, response, usage, latency,
+  attempts); every backoff a ``model_retry`` event;
+* a reply cut off by the token limit, or a refusal, ends the run as ``agent_error`` with a line
+  saying so: it is never taken as the answer;
+* the key never appears in the trace or an error; a missing key is allowed only for a local
+  ``base_url``; :attr:`ModelAgent.identity` (kind, model, base URL without credentials,
+  temperature, seed) is what ``run.json`` records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, ClassVar
+from urllib.parse import urlsplit, urlunsplit
+
+from silo.agents.contract import AgentError, AgentInput, RunLimitError
+from silo.agents.endpoints import Endpoint, shared_endpoint
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "ModelAgent", "Reply", "ToolUse", "pool_limits"]
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are an agent working in a simulated environment. Use the provided tools to complete "
+    "the user's task: look things up before you change them, and read tool errors carefully to "
+    "correct your calls. When the task is done (or cannot be done), reply with a short final "
+    "answer and no tool calls."
+)
+_LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+_PLACEHOLDER_KEY = "not-needed"
+_BACKOFF_BASE_S = 0.5
+_BACKOFF_CAP_S = 30.0
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """One tool call the model asked for; ``arguments`` is the raw JSON text it sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One model turn, in the terms the loop needs.
+
+    ``ending`` is ``answer`` (final text), ``tools`` (run ``tool_uses``), ``continue`` (send the
+    turn back unchanged, e.g. Anthropic's ``pause_turn``), ``truncated`` (the token limit cut it
+    off) or ``refused``; ``finish_reason`` is the API's own word for it.
+    """
+
+    text: str | None
+    tool_uses: list[ToolUse]
+    ending: str
+    finish_reason: str | None
+    usage: dict[str, int]
+    message: Any = field(default=None, repr=False)  # the SDK's own turn, to send back
+
+
+class ModelAgent(ABC):
+    """A model behind an HTTP API, as a Silo agent; see the module docstring for the contract.
+
+    Subclasses set :attr:`kind`, :attr:`sdk_name`, :attr:`sdk_error`, :attr:`default_base_url`,
+    :attr:`base_url_env` and :attr:`example_model`, and implement
+    :meth:`build_client`, :meth:`start`, :meth:`request`, :meth:`add_reply` and
+    :meth:`add_results`.
+    """
+
+    deterministic: ClassVar[bool] = False
+    kind: ClassVar[str]
+    sdk_name: ClassVar[str]
+    default_base_url: ClassVar[str]
+    base_url_env: ClassVar[str]
+    sdk_error: ClassVar[str]  # the SDK's root exception class, by name
+    example_model: ClassVar[str]  # named in the "set agent.model" hint
+
+    def __init__(
+        self,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key_env: str = "",
+        temperature: float | None = 0.0,
+        seed: int | None = None,
+        max_turns: int = 30,
+        system_prompt: str | None = None,
+        request_timeout_s: float = 60.0,
+        max_retries: int = 8,
+        max_tokens: int | None = None,
+        tool_choice: Any = None,
+        parallel_tool_calls: bool | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        max_connections: int = 256,
+    ) -> None:
+        # Settings are checked here, when the agent is built from config, so a missing one is a
+        # run that could not start (exit 2, counted apart in sweeps), not an agent failure.
+        if not model:
+            raise AgentError(
+                f"set agent.model=<model name> (e.g. agent.model={self.example_model})"
+            )
+        if max_turns < 1:
+            raise AgentError(f"agent.max_turns={max_turns} must be at least 1")
+        if max_tokens is not None and max_tokens < 1:
+            raise AgentError(f"agent.max_tokens={max_tokens} must be at least 1 (or null)")
+        if max_connections < 1:
+            raise AgentError(f"agent.max_connections={max_connections} must be at least 1")
+        if extra_body is not None and not isinstance(extra_body, Mapping):
+            raise AgentError("agent.extra_body must be a mapping of extra request fields")
+        self.model = model
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        self.temperature = temperature
+        self.seed = seed
+        self.max_turns = max_turns
+        self.system_prompt = system_prompt
+        self.request_timeout_s = request_timeout_s
+        self.max_retries = max(max_retries, 0)
+        self.max_tokens = max_tokens
+        self.tool_choice = tool_choice
+        self.parallel_tool_calls = parallel_tool_calls
+        self.extra_body = dict(extra_body) if extra_body else None
+        self.max_connections = max_connections
+
+    def __repr__(self) -> str:  # never shows the key: it is not an attribute
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+    @property
+    def where(self) -> str:
+        """The endpoint's base URL: the setting, else the SDK's environment variable, else its default."""
+        return self.base_url or os.environ.get(self.base_url_env) or self.default_base_url
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """Who answers: what ``run.json`` records and summaries split rows by."""
+        return {
+            "kind": self.kind,
+            "model": self.model,
+            "baseUrl": _without_credentials(self.where),
+            "temperature": self.temperature,
+            "seed": self.seed,
+        }
+
+    def __call__(self, inp: AgentInput) -> dict[str, Any]:
+        """Run the tool-calling loop for one rollout and return its final answer."""
+        sdk = self._sdk()
+        key = self._api_key()
+        where = self.where
+        endpoint = shared_endpoint(
+            self.kind,
+            where,
+            key,
+            self.max_connections,
+            lambda pool: self.build_client(sdk, key, where, pool),
+        )
+        return _Conversation(self, sdk, endpoint, inp, key).run()
+
+    # -- what a subclass supplies ------------------------------------------------------------
+
+    @abstractmethod
+    def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
+        """The SDK client for one endpoint, with SDK retries off and a pool of ``pool``."""
+
+    @abstractmethod
+    def start(self, inp: AgentInput) -> dict[str, Any]:
+        """The request state of a new conversation (messages and fixed request options)."""
+
+    @abstractmethod
+    def request(self, client: Any, state: dict[str, Any], timeout: float) -> Reply:
+        """One completion for ``state``; SDK errors propagate to the loop."""
+
+    @abstractmethod
+    def add_reply(self, state: dict[str, Any], reply: Reply) -> None:
+        """Append the model's turn to the conversation."""
+
+    @abstractmethod
+    def add_results(self, state: dict[str, Any], results: list[tuple[ToolUse, str, bool]]) -> None:
+        """Append the tool results (call, JSON content, is error) as the next turn."""
+
+    # -- shared helpers ----------------------------------------------------------------------
+
+    def _sdk(self) -> ModuleType:
+        import importlib
+
+        try:
+            return importlib.import_module(self.sdk_name)
+        except ImportError:
+            raise AgentError(
+                f"the {self.kind} agent needs the {self.sdk_name} package: "
+                f"pip install -e '.[{self.kind}]'"
+            ) from None
+
+    def _api_key(self) -> str:
+        key = os.environ.get(self.api_key_env, "").strip()
+        if key:
+            return key
+        if (urlsplit(self.where).hostname or "") in _LOCAL_HOSTS:
+            return _PLACEHOLDER_KEY
+        raise AgentError(
+            f"no API key: set the {self.api_key_env} environment variable (agent.api_key_env "
+            "names it), or point agent.base_url at a local server"
+        )
+
+    def describe_status(self, status: int, detail: str) -> str:
+        """One line for an HTTP error the endpoint answered, saying what to fix."""
+        where = f"the model endpoint at {self.where}"
+        if status == 401:
+            return f"{where} rejected the API key (HTTP 401); put a valid key in {self.api_key_env}"
+        if status == 403:
+            return f"{where} denied access (HTTP 403: {detail}); check the key's permissions"
+        if status == 404:
+            return (
+                f"{where} answered HTTP 404 for model {self.model!r} ({detail}); check agent.model "
+                "and agent.base_url"
+            )
+        return (
+            f"{where} refused the request (HTTP {status}: {detail}); check agent.model and that "
+            "the endpoint supports tool calling"
+        )
+
+
+class _Conversation:
+    """One rollout of a model agent: its request state, endpoint and backoff random source."""
+
+    def __init__(
+        self, agent: ModelAgent, sdk: ModuleType, endpoint: Endpoint, inp: AgentInput, key: str
+    ) -> None:
+        self.agent, self.sdk, self.endpoint, self.inp, self.key = agent, sdk, endpoint, inp, key
+        self.rng = random.Random(inp.seed if agent.seed is None else agent.seed)
+        self.state = agent.start(inp)
+
+    def run(self) -> dict[str, Any]:
+        agent = self.agent
+        for turn in range(1, agent.max_turns + 1):
+            _stop_if_ended(self.inp)
+            reply = self.step(turn)
+            if reply.ending == "truncated":
+                raise AgentError(
+                    f"the model's turn {turn} was cut off by the token limit (finish reason "
+                    f"{reply.finish_reason}); raise agent.max_tokens"
+                )
+            if reply.ending == "refused":
+                raise AgentError(
+                    f"the model refused on turn {turn} (finish reason {reply.finish_reason}): "
+                    f"{_one_line(reply.text or '', self.key)}"
+                )
+            if reply.ending == "continue":
+                agent.add_reply(self.state, reply)
+                continue
+            if not reply.tool_uses:
+                return {"output": reply.text or ""}
+            agent.add_reply(self.state, reply)
+            results = [(use, *_run_tool_call(self.inp, use)) for use in reply.tool_uses]
+            agent.add_results(self.state, results)
+        raise AgentError(
+            f"the model reached max_turns={agent.max_turns} without a final answer; "
+            "raise agent.max_turns"
+        )
+
+    def step(self, turn: int) -> Reply:
+        """One completion (with retries); emits ``model_step`` and returns the reply."""
+        started = time.monotonic()
+        reply, attempts = self.complete()
+        self.inp.emit(
+            "model_step",
+            {
+                "turn": turn,
+                "request": {
+                    "model": self.agent.model,
+                    "messages": len(self.state["messages"]),
+                    "tools": len(self.inp.tools),
+                },
+                "response": {
+                    "text": reply.text,
+                    "toolCalls": [
+                        {"name": u.name, "arguments": u.arguments} for u in reply.tool_uses
+                    ],
+                    "finishReason": reply.finish_reason,
+                },
+                "usage": reply.usage,
+                "latencyMs": round((time.monotonic() - started) * 1000, 3),
+                "attempts": attempts,
+            },
+        )
+        return reply
+
+    def complete(self) -> tuple[Reply, int]:
+        agent, inp, sdk = self.agent, self.inp, self.sdk
+        sdk_error: type[Exception] = getattr(sdk, agent.sdk_error)
+        problem = "no attempt"
+        for attempt in range(1, agent.max_retries + 2):
+            retry_after: float | None = None
+            rate_limited = False
+            timeout = agent.request_timeout_s
+            try:
+                with self.endpoint.slot(inp.deadline, inp.signal):
+                    timeout = min(timeout, max(inp.deadline - time.monotonic(), 0.001))
+                    reply = agent.request(self.endpoint.client, self.state, timeout)
+                self.endpoint.succeeded()
+                return reply, attempt
+            except sdk.APIStatusError as exc:
+                detail = _one_line(getattr(exc, "message", "") or str(exc), self.key)
+                if exc.status_code != 429 and exc.status_code < 500:
+                    raise AgentError(agent.describe_status(exc.status_code, detail)) from None
+                problem = f"HTTP {exc.status_code}: {detail}"
+                retry_after = _retry_after(exc.response.headers)
+                rate_limited = exc.status_code == 429
+            except sdk.APITimeoutError:
+                problem = f"no answer within {timeout:.1f}s"
+            except sdk.APIConnectionError as exc:
+                cause = _one_line(str(exc.__cause__ or exc), self.key)
+                raise AgentError(
+                    f"cannot connect to the model endpoint at {agent.where} ({cause}); start the "
+                    "server or fix agent.base_url"
+                ) from None
+            except sdk_error as exc:
+                raise AgentError(
+                    f"the model endpoint at {agent.where} failed: {_one_line(str(exc), self.key)}"
+                ) from None
+            _stop_if_ended(inp)  # a failure at the deadline is a timeout, not a failing endpoint
+            if attempt > agent.max_retries:
+                break
+            backoff = min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * 2 ** (attempt - 1))
+            delay = max(backoff * (0.5 + self.rng.random() / 2), retry_after or 0.0)
+            delay = min(delay, max(inp.deadline - time.monotonic(), 0.0))
+            self.endpoint.overloaded(delay, rate_limited)
+            inp.emit(
+                "model_retry",
+                {"attempt": attempt, "problem": problem, "delayMs": round(delay * 1000)},
+            )
+            inp.signal.wait(delay)
+        raise AgentError(
+            f"the model endpoint at {agent.where} kept failing ({problem}) after "
+            f"{agent.max_retries + 1} attempts; retry later or raise agent.max_retries"
+        )
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _stop_if_ended(inp: AgentInput) -> None:
+    if inp.signal.aborted:
+        reason = inp.signal.reason or "cancelled"
+        raise RunLimitError(reason, f"the run was stopped ({reason})")
+    if time.monotonic() >= inp.deadline:
+        raise RunLimitError("timeout", "the run's time budget ran out")
+
+
+def _run_tool_call(inp: AgentInput, use: ToolUse) -> tuple[str, bool]:
+    """Run one tool call unless its arguments are not JSON: the result's content and error flag."""
+    try:
+        data = json.loads(use.arguments or "{}")
+    except json.JSONDecodeError as exc:
+        message = (
+            f"the arguments are not valid JSON ({exc.msg} at line {exc.lineno}, column "
+            f"{exc.colno}); the tool was not called; send the arguments again as one JSON object"
+        )
+        return _dumps({"error": {"code": "invalid_json", "message": message}}), True
+    result = inp.call_tool(use.name, data)  # the engine answers unknown tools and invalid input
+    if result.get("isError"):
+        return _dumps({"error": result.get("output")}), True
+    return _dumps(result.get("output")), False
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _one_line(text: str, secret: str) -> str:
+    """A server message made safe for an error line: secret removed, one line, bounded."""
+    if secret and secret != _PLACEHOLDER_KEY:
+        text = text.replace(secret, "***")
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    try:
+        value = float(headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return min(value, _BACKOFF_CAP_S) if value >= 0 else None
+
+
+def _without_credentials(url: str) -> str:
+    """``url`` without user info, query or fragment: what may be written to ``run.json``."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def pool_limits(pool: int) -> Any:
+    """HTTP connection limits for an SDK client: as many connections kept alive as in flight.
+
+    The SDKs keep 100 connections alive by default; at 256 rollouts in flight the surplus would be
+    reopened on every burst.
+    """
+    try:
+        import httpx2 as httpx  # what openai 3.x and anthropic 2.x are built on
+    except ImportError:  # pragma: no cover - older SDKs use httpx
+        import httpx  # type: ignore[no-redef]
+    return httpx.Limits(max_connections=pool, max_keepalive_connections=pool)

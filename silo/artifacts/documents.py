@@ -1,0 +1,279 @@
+"""The typed documents a rollout leaves on disk, and reading them back.
+
+Contract: each artifact has one type here, used by the writer and by every reader (batch
+summaries, comparison, baselines, the viewer): :class:`ResultDocument` (``result.json``),
+:class:`StateDiffDocument` (``state-diff.json``), :class:`RunDocument` (``run.json``), the trace
+events (:data:`TraceEvent`, one ``trace.jsonl`` line each) and :class:`SummaryDocument`
+(``summary.json`` of a group or sweep). ``run.json`` and the trace's ``run_start`` carry
+``schemaVersion`` (:data:`SCHEMA_VERSION`), raised when a key changes meaning or goes;
+``result.json`` and ``state-diff.json`` keep exactly their documented keys (they are byte-exact
+regression oracles) and so carry none. The keys are camelCase, as written; docs/artifacts.md is
+the prose version of this module. :func:`read_document` reads one file back as its type,
+without checking it: a reader that needs a key checks it itself.
+"""
+
+# No ``from __future__ import annotations`` here: TypedDict must evaluate NotRequired[...] to
+# know which keys are optional.
+import json
+from pathlib import Path
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar, cast
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AgentOutputEvent",
+    "AgentSummaryRow",
+    "CheckDocument",
+    "CollectionChanges",
+    "InfraErrorRecord",
+    "ModelStepEvent",
+    "ResultDocument",
+    "RunConfig",
+    "RunDocument",
+    "RunEndEvent",
+    "RunStartEvent",
+    "ScalarChange",
+    "StateDiffDocument",
+    "SummaryDocument",
+    "SummaryRow",
+    "ToolCallEvent",
+    "ToolResultEvent",
+    "TraceEvent",
+    "VerifierResultEvent",
+    "read_document",
+]
+
+SCHEMA_VERSION = 1
+"""The version of ``run.json`` and of the trace's events (``schemaVersion`` in both)."""
+
+
+class CheckDocument(TypedDict):
+    """One check of ``result.json``'s ``checks``, in verifier order."""
+
+    label: str
+    passed: bool
+    detail: str
+    required: bool
+
+
+class ResultDocument(TypedDict):
+    """``result.json``: the grade. No timestamps, no run ids; keys in this order."""
+
+    passed: bool
+    reward: float
+    requiredPassed: int
+    requiredTotal: int
+    failedRequired: list[str]
+    checksPassed: int
+    checksFailed: int
+    toolCalls: int
+    toolErrors: int
+    terminationReason: str
+    agentOutput: Any
+    error: str | None
+    checks: list[CheckDocument]
+
+
+ScalarChange = TypedDict(
+    "ScalarChange", {"field": str, "from": Any, "to": Any, "change": str}
+)  # functional form: "from" is a Python keyword
+"""A top-level value of the state that changed, appeared (``added``) or went (``removed``)."""
+
+
+class CollectionChanges(TypedDict):
+    """The rows of one collection that were added, removed or changed (row ids)."""
+
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+
+
+class StateDiffDocument(TypedDict):
+    """``state-diff.json``: what changed in the world; collections with no change left out."""
+
+    scalars: list[ScalarChange]
+    collections: dict[str, CollectionChanges]
+
+
+class RunConfig(TypedDict):
+    """The budget and agent a rollout ran with (``config`` of ``run.json`` and ``run_start``)."""
+
+    maxToolCalls: int
+    timeoutMs: int
+    agentPath: str | None
+    seed: int
+
+
+class RunDocument(TypedDict):
+    """``run.json``: the run's metadata, written last, so its presence marks a finished run."""
+
+    schemaVersion: int
+    runId: str | None
+    groupId: str | None
+    environment: str
+    taskId: str
+    task: dict[str, Any]
+    verifierId: str
+    verifierName: str
+    agent: str
+    config: RunConfig
+    startedAt: str
+    finishedAt: str
+    durationMs: float
+    terminationReason: str
+    toolCallCount: int
+    usage: NotRequired[dict[str, Any]]
+    pointId: NotRequired[str]
+    repeat: NotRequired[int]
+
+
+class _Event(TypedDict):
+    seq: int
+    at: str
+
+
+class RunStartEvent(_Event):
+    """The first event: what is about to run, with every tool offered."""
+
+    type: Literal["run_start"]
+    schemaVersion: int
+    runId: str | None
+    groupId: str | None
+    environment: str
+    task: dict[str, Any]
+    agent: str
+    config: RunConfig
+    tools: list[dict[str, Any]]
+
+
+class ToolCallEvent(_Event):
+    """A call the agent made (``callId`` is 1-based and pairs it with its result)."""
+
+    type: Literal["tool_call"]
+    callId: int
+    tool: str
+    input: Any
+
+
+class ToolResultEvent(_Event):
+    """The result of the call with the same ``callId``."""
+
+    type: Literal["tool_result"]
+    callId: int
+    tool: str
+    output: Any
+    isError: bool
+    durationMs: float
+
+
+class ModelStepEvent(_Event):
+    """One model turn, added by model agents."""
+
+    type: Literal["model_step"]
+    turn: int
+    request: Any
+    response: Any
+    usage: dict[str, Any] | None
+    latencyMs: float
+
+
+class AgentOutputEvent(_Event):
+    """The raw value the agent returned (``None`` if it raised or was abandoned)."""
+
+    type: Literal["agent_output"]
+    output: Any
+
+
+class RunEndEvent(_Event):
+    """Why and when the agent's part ended."""
+
+    type: Literal["run_end"]
+    terminationReason: str
+    error: str | None
+    toolCalls: int
+    toolErrors: int
+    durationMs: float
+
+
+class VerifierResultEvent(_Event):
+    """The grade, as ``result.json`` has it, and the verifier's own failure if any."""
+
+    type: Literal["verifier_result"]
+    verifierId: str
+    passed: bool
+    reward: float
+    checks: list[CheckDocument]
+    error: str | None
+
+
+TraceEvent = (
+    RunStartEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | ModelStepEvent
+    | AgentOutputEvent
+    | RunEndEvent
+    | VerifierResultEvent
+)
+"""One line of ``trace.jsonl``; ``type`` tells which."""
+
+
+class SummaryRow(TypedDict):
+    """One task x agent of a group: its runs, passes, rates and pass^k for k = 1..runs."""
+
+    environment: str
+    task: str
+    agent: str
+    runs: int
+    passes: int
+    passRate: float
+    meanReward: float
+    meanToolCalls: float
+    terminationReasons: dict[str, int]
+    resumed: int
+    passHatK: dict[str, float]
+
+
+class AgentSummaryRow(TypedDict):
+    """One agent over its tasks: pass^k averaged over them (k up to its fewest runs)."""
+
+    agent: str
+    tasks: int
+    runs: int
+    passes: int
+    passHatK: dict[str, float]
+
+
+class InfraErrorRecord(TypedDict):
+    """A line of ``infra-errors.jsonl``: a point that could not start."""
+
+    pointId: str
+    environment: str
+    taskId: str
+    agent: str
+    repeat: int
+    error: str
+
+
+class SummaryDocument(TypedDict):
+    """``summary.json`` of a group or sweep folder."""
+
+    group: str
+    rollouts: int
+    passed: int
+    failed: int
+    infraErrors: list[InfraErrorRecord]
+    rows: list[SummaryRow]
+    agents: list[AgentSummaryRow]
+
+
+_Document = TypeVar("_Document")
+
+
+def read_document(path: Path, kind: type[_Document]) -> _Document:
+    """``path`` parsed as JSON and typed as ``kind`` (not checked: readers check what they use).
+
+    Raises:
+        OSError: the file cannot be read.
+        json.JSONDecodeError: it is not JSON.
+    """
+    return cast(_Document, json.loads(path.read_text(encoding="utf-8")))

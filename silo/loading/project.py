@@ -1,0 +1,62 @@
+"""Finding the project and its environment folders on disk.
+
+Contract: :func:`find_project_dir` is the folder every command works in;
+:func:`list_environments` names the environments under it; :func:`resolve_environment_dir`
+turns a name or a path into an environment folder or raises
+:class:`~silo.errors.EnvironmentLoadError` ``environment_not_found`` listing the known ones.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from silo.errors import EnvironmentLoadError
+
+__all__ = ["find_project_dir", "list_environments", "resolve_environment_dir"]
+
+_MARKERS = ("environments", "conf", ".silo")
+
+
+def find_project_dir(start: Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` holding ``environments/``, ``conf/`` or ``.silo/``.
+
+    ``SILO_PROJECT_DIR`` wins when set; with no marker anywhere, ``start`` itself.
+    """
+    override = os.environ.get("SILO_PROJECT_DIR")
+    if override:
+        return Path(override).resolve()
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if any((candidate / marker).is_dir() for marker in _MARKERS):
+            return candidate
+    return here
+
+
+def list_environments(project_dir: Path) -> list[str]:
+    """The environment folder names under ``<project>/environments``, sorted (hidden skipped)."""
+    base = project_dir / "environments"
+    if not base.is_dir():
+        return []
+    return sorted(
+        p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+    )
+
+
+def resolve_environment_dir(name: str, project_dir: Path | None = None) -> Path:
+    """The folder of environment ``name`` (a name under ``environments/`` or a path)."""
+    project = project_dir or find_project_dir()
+    candidate = Path(name)
+    if os.sep in name or name.startswith("."):
+        root = (project / candidate).resolve() if not candidate.is_absolute() else candidate
+        if root.is_dir():
+            return root
+    root = project / "environments" / name
+    if root.is_dir():
+        return root.resolve()
+    known = list_environments(project)
+    hint = f"known: {', '.join(known)}" if known else "create one with: silo-init <name>"
+    raise EnvironmentLoadError(
+        "environment_not_found",
+        f'unknown environment "{name}" in {project / "environments"}; {hint}',
+    )
