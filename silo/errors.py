@@ -11,6 +11,7 @@ which are results, not errors). The hierarchy, like httpx's and click's, is::
     ├── ConfigError            a config key, override or budget is wrong
     ├── EnvironmentLoadError   an environment folder, manifest or entrypoint does not load
     ├── ScaffoldError          silo-init refused a name or template
+    ├── AuthoringError         silo-env refused an edit of an environment's files
     ├── TaskError              a task file is wrong, or a task/verifier named is not there
     ├── AgentLoadError         an agent name, file or target cannot be built
     ├── ArtifactError          a run, group or sweep folder cannot be read or written
@@ -32,6 +33,7 @@ __all__ = [
     "CODES",
     "AgentLoadError",
     "ArtifactError",
+    "AuthoringError",
     "BaselineError",
     "ConfigError",
     "EnvironmentLoadError",
@@ -84,6 +86,10 @@ class EnvironmentLoadError(SiloError):
 
 class ScaffoldError(SiloError):
     """``silo-init`` refused to create an environment (name, collision or template)."""
+
+
+class AuthoringError(SiloError):
+    """``silo-env`` refused an edit: a value it cannot use, a clash, or a broken registration."""
 
 
 class TaskError(SiloError):
@@ -140,6 +146,14 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("unsafe_name", ScaffoldError, "the environment name is not a safe folder name"),
     ("environment_already_exists", ScaffoldError, "an environment of that name exists"),
     ("template_not_found", ScaffoldError, "no template by that name, or it is incomplete"),
+    ("authoring_invalid", AuthoringError, "a silo-env value cannot be used (id, name, JSON)"),
+    ("file_invalid_json", AuthoringError, "a file silo-env must edit is not valid JSON"),
+    ("task_exists", AuthoringError, "silo-env task add named a task that exists"),
+    ("data_exists", AuthoringError, "silo-env data add named a data file that exists"),
+    ("data_not_found", AuthoringError, "no data file by that name"),
+    ("tool_exists", AuthoringError, "silo-env tool add named a tool that exists"),
+    ("verifier_exists", AuthoringError, "silo-env verifier add named a verifier that exists"),
+    ("registration_failed", AuthoringError, "new code could not be registered; nothing changed"),
     ("task_invalid", TaskError, "a task file does not parse, lacks a field or repeats an id"),
     ("task_not_found", TaskError, "no task by that id or glob"),
     ("no_tasks", TaskError, "the environment has no tasks"),

@@ -10,10 +10,11 @@ half-up to two decimals. A verifier with no required check cannot grade and is a
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
     from silo.tasks import Task
@@ -93,9 +94,12 @@ CheckFn = Callable[[Any, Any, VerifierContext], Iterable[Check]]
 class Verifier:
     """How one task is graded; build it with :func:`define_verifier`.
 
+    A task names its verifier by ``id`` in its ``verifierId``: that is the only link needed.
+
     Attributes:
         id: The verifier's own id, named in ``result.json`` and in its errors.
-        task_id: The task it grades.
+        task_id: Empty unless a deprecated ``define_verifier`` call restated the task; when
+            set, ``silo-validate`` reports a task whose ``verifierId`` points here from another.
         name: A short human name for reports.
         check: The body (see :data:`CheckFn`).
     """
@@ -106,9 +110,42 @@ class Verifier:
     check: CheckFn
 
 
-def define_verifier(id: str, task_id: str, name: str, check: CheckFn) -> Verifier:
-    """Register how ``task_id`` is graded; ``check(final, initial, context)`` returns checks."""
-    return Verifier(id=id, task_id=task_id, name=name, check=check)
+@overload
+def define_verifier(id: str, name: str, check: CheckFn) -> Verifier: ...
+@overload
+def define_verifier(id: str, task_id: str, name: str, check: CheckFn) -> Verifier: ...
+
+
+def define_verifier(id: str, *args: Any, **kwargs: Any) -> Verifier:
+    """Declare a verifier: ``define_verifier(id, name, check)``.
+
+    ``check(final, initial, context)`` returns checks. The task links to the verifier through its
+    ``verifierId``, so the verifier does not name the task; the older form
+    ``define_verifier(id, task_id, name, check)`` (or ``task_id=``) still works and warns.
+    """
+    names = (
+        ("task_id", "name", "check") if len(args) > 2 or "task_id" in kwargs else ("name", "check")
+    )
+    if len(args) > len(names):
+        raise TypeError(f"define_verifier takes id, name, check; got {1 + len(args)} arguments")
+    given = dict(zip(names, args, strict=False))
+    for key, value in kwargs.items():
+        if key not in names or key in given:
+            raise TypeError(f"define_verifier got an unexpected or repeated argument {key!r}")
+        given[key] = value
+    missing = [key for key in names if key not in given]
+    if missing:
+        raise TypeError(f"define_verifier({id!r}, ...) is missing {', '.join(missing)}")
+    if "task_id" in given:
+        warnings.warn(
+            f"define_verifier({id!r}, {given['task_id']!r}, ...): the task id is no longer "
+            "needed (the task's verifierId links it); use define_verifier(id, name, check)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    return Verifier(
+        id=id, task_id=str(given.get("task_id", "")), name=given["name"], check=given["check"]
+    )
 
 
 class VerifierError(Exception):

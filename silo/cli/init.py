@@ -1,6 +1,6 @@
 """``silo-init``: a new environment from a template, in one command.
 
-Contract: ``silo-init <name> [template=blank|crm]`` creates ``environments/<name>/`` in the
+Contract: ``silo-init <name> [template=blank|minimal|crm]`` creates ``environments/<name>/`` in the
 project (:func:`silo.scaffold.create_environment`: atomic, never overwrites), prints
 ``Created environment "<name>" from <template> at environments/<name>`` and the next steps, and
 exits 0. Any mistake (a refused name or template, a usage error) or a folder that cannot be

@@ -14,6 +14,7 @@ data_dir_missing            warning  no ``data/`` folder
 data_invalid_json           error    a ``data/*.json`` does not parse
 manifest_missing            warning  no ``silo.environment.json`` (defaults apply)
 manifest_invalid            error    the manifest is not valid JSON or has wrong types
+manifest_name_mismatch      warning  the manifest's ``name`` differs from its folder's
 task_invalid                error    a task file does not parse, lacks a field, or repeats an id
 runtime_load_failed         error    the entrypoint is missing, fails to import, lacks an export
 verifier_invalid            error    an item of ``verifiers`` is not a ``define_verifier`` result
@@ -26,7 +27,7 @@ tool_no_description         warning  a tool has no description
 tool_schema_invalid         error    an input schema is not Draft 2020-12 or not an object schema
 verifier_duplicate_id       error    two verifiers share an id
 verifier_orphan             warning  a verifier grades a task that does not exist
-verifier_unused             warning  a verifier's task names another verifier
+verifier_unused             warning  no task names the verifier, or its restated task names another
 task_verifier_unresolved    error    a task names a verifier that is not exported
 verifier_task_mismatch      error    a task names a verifier that grades another task
 task_unknown_id             warning  an instruction names a record id the initial world lacks

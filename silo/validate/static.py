@@ -91,6 +91,12 @@ def check_loading(root: Path, where: str, report: Report) -> Loaded:
             f"{where} has no {MANIFEST}; defaults apply (entrypoint ./env.py). Add one with "
             "name, template, templateVersion, entrypoint and tools",
         )
+    elif parts.manifest.name != root.name:
+        report.warn(
+            "manifest_name_mismatch",
+            f'{where}/{MANIFEST} names the environment "{parts.manifest.name}" but its folder is '
+            f'"{root.name}" (a copied environment?); set "name" to "{root.name}"',
+        )
     for problem in problems:
         message = problem.message
         if problem.code == "module_load_failed":
@@ -207,6 +213,8 @@ def check_wiring(loaded: Loaded, report: Report) -> None:
             )
             continue
         by_id[verifier.id] = verifier
+        if not verifier.task_id:
+            continue  # linked by the tasks' verifierId alone: checked below
         task = parts.tasks.get(verifier.task_id)
         if task is None:
             report.warn(
@@ -231,9 +239,17 @@ def check_wiring(loaded: Loaded, report: Report) -> None:
                 f'{task.source}: verifierId "{task.verifier_id}" is not among the exported '
                 f"verifiers (known: {known}); export it or fix the id",
             )
-        elif grader.task_id != task.id:
+        elif grader.task_id and grader.task_id != task.id:
             report.error(
                 "verifier_task_mismatch",
                 f'{task.source}: verifier "{grader.id}" grades task "{grader.task_id}", not '
                 f'"{task.id}"; point verifierId at this task\'s verifier',
+            )
+    named = {task.verifier_id for task in parts.tasks.values()}
+    for verifier in by_id.values():
+        if not verifier.task_id and verifier.id not in named:
+            report.warn(
+                "verifier_unused",
+                f'verifier "{verifier.id}" is named by no task\'s verifierId, so it never runs; '
+                "set a task's verifierId to it or remove it",
             )

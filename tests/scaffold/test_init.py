@@ -78,7 +78,7 @@ def test_templates_resolve_from_the_installed_package() -> None:
 def test_unknown_template_creates_nothing(tmp_path: Path) -> None:
     with pytest.raises(SiloError) as info:
         create_environment(tmp_path, "x", "nope")
-    assert "available: blank, crm" in info.value.message
+    assert "available: blank, minimal, crm" in info.value.message
     assert not (tmp_path / "environments").exists()
 
 

@@ -6,9 +6,9 @@
 * ``bind_tools(state)`` returns the tools an agent may call on that world: build them with
   ``define_tool`` (explicit JSON Schema) or the ``@tool`` decorator (typed signature). Tools
   raise ``ToolError`` for refusals the agent can act on, and return copies, never live state.
-* ``verifiers`` lists one ``define_verifier(id, task_id, name, check)`` per task in
-  ``tasks/``; ``check(final, initial, context)`` inspects the world and returns ``check(...)``
-  (required) and ``optional(...)`` records.
+* ``verifiers`` lists ``define_verifier(id, name, check)`` results; each task in ``tasks/``
+  names its verifier in ``verifierId``. ``check(final, initial, context)`` inspects the world
+  and returns ``check(...)`` (required) and ``optional(...)`` records.
 
 Next: add data, tools, a task file and its verifier, then run ``silo-validate env=<name>``.
 """

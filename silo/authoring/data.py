@@ -1,0 +1,91 @@
+"""Data files: list, show, add, update and remove ``data/<name>.json``.
+
+A data file is replaced whole; with a record ``id`` an update sets that one record of a
+collection instead (a JSON list of objects with ``id``, or an object keyed by id), leaving the
+others as they were.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from silo.authoring.files import Edit, check_file_id, read_json, relative
+from silo.errors import AuthoringError
+
+__all__ = ["add_data", "data_path", "list_data", "remove_data", "show_data", "update_data"]
+
+
+def data_path(root: Path, name: str, *, exists: bool) -> Path:
+    """``data/<name>.json`` (``name`` may carry the ``.json``), present or absent as asked."""
+    stem = check_file_id("file", name.removesuffix(".json"))
+    path = root / "data" / f"{stem}.json"
+    if exists and not path.is_file():
+        known = ", ".join(row["file"] for row in list_data(root)) or "none"
+        raise AuthoringError(
+            "data_not_found",
+            f'environment "{root.name}" has no data file "{stem}" (known: {known})',
+        )
+    if not exists and path.exists():
+        raise AuthoringError(
+            "data_exists",
+            f"{relative(root, path)} already exists; replace it with: silo-env data update "
+            f"env={root.name} file={stem} value=...",
+        )
+    return path
+
+
+def _size(value: Any) -> int | None:
+    return len(value) if isinstance(value, (list, dict)) else None
+
+
+def list_data(root: Path) -> list[dict[str, Any]]:
+    """Every data file: its name and how many records it holds (``null`` for a scalar)."""
+    folder = root / "data"
+    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return [{"file": p.stem, "records": _size(read_json(root, p))} for p in paths]
+
+
+def show_data(root: Path, name: str) -> Any:
+    """The file's JSON value."""
+    return read_json(root, data_path(root, name, exists=True))
+
+
+def add_data(root: Path, name: str, value: Any) -> dict[str, Any]:
+    """Create ``data/<name>.json`` holding ``value``; refuses to replace an existing file."""
+    edit = Edit(root)
+    edit.write_json(data_path(root, name, exists=False), value)
+    return {"action": "added", "file": name.removesuffix(".json"), "files": edit.written()}
+
+
+def _set_record(root: Path, path: Path, current: Any, record_id: str, value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise AuthoringError("authoring_invalid", "value= must be a JSON object when id= is given")
+    if isinstance(current, dict):
+        return {**current, record_id: value}
+    if isinstance(current, list) and all(isinstance(row, dict) for row in current):
+        row = {"id": record_id, **value}
+        index = next((i for i, r in enumerate(current) if r.get("id") == record_id), None)
+        return [*current, row] if index is None else [*current[:index], row, *current[index + 1 :]]
+    raise AuthoringError(
+        "authoring_invalid",
+        f"{relative(root, path)} is not a collection of records (a list of objects or an "
+        "object keyed by id); replace it whole by leaving out id=",
+    )
+
+
+def update_data(root: Path, name: str, value: Any, record_id: str | None = None) -> dict[str, Any]:
+    """Replace the file's value, or with ``record_id`` set (add or replace) that one record."""
+    path = data_path(root, name, exists=True)
+    if record_id is not None:
+        value = _set_record(root, path, read_json(root, path), record_id, value)
+    edit = Edit(root)
+    edit.write_json(path, value)
+    return {"action": "updated", "file": path.stem, "record": record_id, "files": edit.written()}
+
+
+def remove_data(root: Path, name: str) -> dict[str, Any]:
+    """Delete ``data/<name>.json`` (``create_state`` may still read it: validate afterwards)."""
+    path = data_path(root, name, exists=True)
+    path.unlink()
+    return {"action": "removed", "file": path.stem, "files": [relative(root, path)]}
