@@ -46,7 +46,9 @@ def test_group_report_to_a_chosen_file(toy_project: Path, tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ([], "give one folder (got 0)"),
+        (["serve", "port=http"], 'port= must be a number from 0 to 65535, not "http"'),
+        (["RUN", "port=8000"], "port= is for serve"),
+        (["out=RUN/result.json"], "is a file; give out=<folder> for the site"),
         (["RUN", "RUN"], "give one folder (got 2)"),
         (["nope"], 'no folder "nope"'),
         (["environments"], "is not a run, group or sweep folder"),
