@@ -21,6 +21,7 @@ from typing import Any
 from silo.jsonio import write_text_atomic
 from silo.view.html import mapping
 from silo.view.index_page import GroupEntry, index_body
+from silo.view.read_json import read_json
 from silo.view.run_detail import run_detail
 from silo.view.run_record import RunRecord, read_record, record_from_json, stamp
 from silo.view.site import folder_kind
@@ -68,18 +69,8 @@ def _discover(runs_dir: Path) -> tuple[list[_Run], dict[str, Path]]:
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
-    try:
-        manifest = mapping(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
+    manifest = mapping(read_json(path))
     return manifest if manifest.get("format") == _FORMAT else {}
-
-
-def _summary(folder: Path) -> dict[str, Any]:
-    try:
-        return mapping(json.loads((folder / "summary.json").read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
 
 
 def _group_stamp(folder: Path, members: list[RunRecord]) -> list[Any]:
@@ -121,7 +112,7 @@ def build_site(runs_dir: Path, out_dir: Path) -> BuildResult:
         target = out_dir / "groups" / name / "index.html"
         if old_groups.get(name) != current_group or not target.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)
-            body = sweep_body(name, _summary(folder), members)
+            body = sweep_body(name, mapping(read_json(folder / "summary.json")), members)
             write_text_atomic(target, site_page(f"{name} — silo-view", body, 2))
             rendered_groups += 1
         new_groups[name] = current_group

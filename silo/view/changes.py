@@ -11,11 +11,11 @@ that it did. Every value is escaped.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from silo.view.html import esc, json_block, records, table
+from silo.view.read_json import read_json
 
 __all__ = ["CHANGES_FILE", "changes_table", "read_changes"]
 
@@ -26,17 +26,14 @@ _SIGN = {"added": ("add", "+"), "removed": ("rem", "-"), "changed": ("chg", "~")
 def read_changes(folder: Path, problems: list[str]) -> list[dict[str, Any]] | None:
     """The entries of ``folder/state-changes.json``; ``None`` when the run has none."""
     path = folder / CHANGES_FILE
-    if not path.is_file():
+    if not path.exists():
         return None
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        problems.append(f"{CHANGES_FILE} could not be read ({type(exc).__name__}: {exc})")
-        return []
+    value = read_json(path, problems)
     if isinstance(value, dict):  # a future typed document wrapping the list
         value = value.get("changes")
     if not isinstance(value, list):
-        problems.append(f"{CHANGES_FILE} is not a list of changes")
+        if value is not None:  # else read_json said why
+            problems.append(f"{CHANGES_FILE} is not a list of changes")
         return []
     return records(value)
 

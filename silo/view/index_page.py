@@ -7,8 +7,9 @@ close the script) and a few lines of inline JavaScript filter them — by enviro
 agent, model, outcome, termination reason and start date, plus a free-text search over run,
 group, task, agent and model — and draw at most :data:`SHOWN` matching rows, newest first,
 inserting every value as text. The filters live in the URL's ``#`` part (``#outcome=FAIL&q=x``),
-so a filtered view is a link to share. After each filter the page stamps ``data-filter-ms`` and
-``data-matches`` on ``<html>`` (read by the tests and the benchmark).
+so a filtered view is a link to share. After each filter the page lays the table out and stamps
+``data-filter-ms`` (the filter's time, layout included) and ``data-matches`` on ``<html>``
+(read by the tests and the benchmark).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ var D=JSON.parse(document.getElementById('runs-data').textContent);
 var F=%(filters)s,K={environment:3,task:4,agent:5,model:6,outcome:7,termination:8,date:13};
 var body=document.getElementById('rows'),count=document.getElementById('count');
 var q=document.getElementById('q');
+var H=D.map(function(r){return (r[1]+' '+r[2]+' '+r[4]+' '+r[5]+' '+r[6]).toLowerCase();});
 function esc(s){return String(s).replace(/[&<>"']/g,function(c){return '&#'+c.charCodeAt(0)+';';});}
 function num(v,p){return v===null?'-':Number(v).toFixed(p);}
 function ms(v){return v===null?'-':v<1000?v.toFixed(0)+' ms':(v/1000).toFixed(2)+' s';}
@@ -43,7 +45,7 @@ F.forEach(function(f){var e=document.getElementById('f-'+f);e.value=s[f]||'';if(
 q.value=s.q||'';var needle=(s.q||'').toLowerCase(),out=[],n=0;
 for(var i=0;i<D.length;i++){var r=D[i],ok=true;
 for(var j=0;j<want.length;j++){var v=r[want[j][0]];if(want[j][2]?v.slice(0,10)!==want[j][1]:v!==want[j][1]){ok=false;break;}}
-if(ok&&needle&&(r[1]+' '+r[2]+' '+r[4]+' '+r[5]+' '+r[6]).toLowerCase().indexOf(needle)<0)ok=false;
+if(ok&&needle&&H[i].indexOf(needle)<0)ok=false;
 if(!ok)continue;n++;if(out.length>=%(shown)d)continue;
 out.push('<tr><td><a href="'+esc(r[0])+'">'+esc(r[1])+'</a></td><td>'+esc(r[2])+'</td><td>'+esc(r[3])+
 '</td><td>'+esc(r[4])+'</td><td>'+esc(r[5])+(r[6]?' <span class="muted">'+esc(r[6])+'</span>':'')+
@@ -52,7 +54,7 @@ out.push('<tr><td><a href="'+esc(r[0])+'">'+esc(r[1])+'</a></td><td>'+esc(r[2])+
 '</td><td class="when">'+esc(r[13].slice(0,19).replace('T',' '))+'</td></tr>');}
 body.innerHTML=out.join('');
 count.textContent=n+' of '+D.length+' runs match'+(n>out.length?' (the newest '+out.length+' shown; filter to see others)':'');
-var h=document.documentElement;h.dataset.matches=n;h.dataset.filterMs=(performance.now()-t0).toFixed(1);}
+void body.offsetHeight;var h=document.documentElement;h.dataset.matches=n;h.dataset.filterMs=(performance.now()-t0).toFixed(1);}
 function set(k,v){var s=state();if(v)s[k]=v;else delete s[k];
 var h=Object.keys(s).map(function(k){return encodeURIComponent(k)+'='+encodeURIComponent(s[k]);}).join('&');
 history.replaceState(null,'',h?'#'+h:location.pathname+location.search);apply();}

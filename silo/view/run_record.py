@@ -10,12 +10,12 @@ modification time) so that the site builder re-renders a run only when it change
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from silo.view.html import mapping
+from silo.view.read_json import read_json
 from silo.view.run_page import RUN_FILES, load_run, verdict
 
 __all__ = ["ARTIFACT_FILES", "RunRecord", "read_record", "record_from_json", "stamp"]
@@ -69,11 +69,7 @@ def stamp(folder: Path) -> list[list[Any]]:
 
 
 def _read_object(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
-    return mapping(value)
+    return mapping(read_json(path))
 
 
 def _number(value: Any) -> float | None:

@@ -190,3 +190,13 @@ def test_field_level_changes_shown_when_the_run_has_them(toy_project: Path, tmp_
     other = Page((tmp_path / "site" / "runs" / f"{plain.name}.html").read_text("utf-8"))
     assert "only the row-level diff above" in other.text
     assert "~C-1" in other.text  # the row-level diff, as before
+
+
+def test_a_damaged_state_changes_file_is_named_on_the_page(
+    toy_project: Path, tmp_path: Path
+) -> None:
+    folder = _loose(toy_project)
+    (folder / "state-changes.json").write_text('[{"collection": "counters", cut', "utf-8")
+    build_site(_runs(toy_project), tmp_path / "site")
+    page = Page((tmp_path / "site" / "runs" / f"{folder.name}.html").read_text("utf-8"))
+    assert "state-changes.json could not be read (JSONDecodeError" in page.text
