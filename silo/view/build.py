@@ -6,7 +6,7 @@ a group or sweep folder (:func:`silo.view.site.folder_kind`) holds runs — and 
 ``groups/<name>/index.html`` per group (:mod:`silo.view.sweep_page`) and
 ``groups/<name>/<run>.html`` per grouped run (:mod:`silo.view.run_detail`). It is incremental:
 ``out_dir/manifest.json`` keeps each run's artifact stamp (:func:`silo.view.run_record.stamp`)
-and index record, so a second build renders only the runs that are new or changed (and the
+and index record (and the Silo release that wrote them), so a second build renders only the runs that are new or changed (and the
 groups holding them) and rewrites the index. Nothing under ``runs_dir`` is written. The result
 says how many pages were rendered; a manifest that cannot be read means a full rebuild.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from silo.view.sweep_page import sweep_body
 __all__ = ["MANIFEST", "BuildResult", "build_site"]
 
 MANIFEST = "manifest.json"
-_FORMAT = 1  # bump when pages change shape, so an older site is rebuilt whole
+_PAGES = 2  # bump when pages change shape, so an older site is rebuilt whole
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,18 @@ def _discover(runs_dir: Path) -> tuple[list[_Run], dict[str, Path]]:
     return runs, groups
 
 
+def _format() -> str:
+    """Which pages a manifest's site holds: another Silo release renders them anew."""
+    try:
+        release = version("silo")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        release = "source"
+    return f"{_PAGES}:{release}"
+
+
 def _read_manifest(path: Path) -> dict[str, Any]:
     manifest = mapping(read_json(path))
-    return manifest if manifest.get("format") == _FORMAT else {}
+    return manifest if manifest.get("format") == _format() else {}
 
 
 def _group_stamp(folder: Path, members: list[RunRecord]) -> list[Any]:
@@ -123,6 +133,6 @@ def build_site(runs_dir: Path, out_dir: Path) -> BuildResult:
     entries.sort(key=lambda e: e[0], reverse=True)
     index = out_dir / "index.html"
     write_text_atomic(index, site_page("Silo runs — silo-view", index_body(entries, newest), 0))
-    manifest = {"format": _FORMAT, "runs": new_runs, "groups": new_groups}
+    manifest = {"format": _format(), "runs": new_runs, "groups": new_groups}
     write_text_atomic(out_dir / MANIFEST, json.dumps(manifest, separators=(",", ":")) + "\n")
     return BuildResult(index, rendered_runs, rendered_groups, len(records), len(group_dirs))

@@ -6,7 +6,7 @@ folder (it holds ``trace.jsonl``, ``result.json``, ``state-diff.json`` or ``run.
 ``group`` (a group or sweep folder: a ``summary.json`` or run subfolders); anything else raises
 :class:`~silo.errors.SiloError` with the fix. :func:`render` returns the report as one
 self-contained HTML document (inline CSS and JS, no network, no external asset): a run as
-described in :mod:`silo.view.run_page`, a group as in :mod:`silo.view.group_page`. Rendering is pure —
+described in :mod:`silo.view.run_detail`, a group as in :mod:`silo.view.group_page`. Rendering is pure —
 it prints nothing, writes nothing, never raises for a damaged or unfinished run, reads no
 clock — so the same folder gives the same bytes and two reports can be diffed. Every piece of
 run data is HTML-escaped. :func:`write_report` writes a report atomically and refuses to replace

@@ -17,6 +17,7 @@ VERSION_PATH = "/_silo/version"
 
 _CSS = """<style>
 body{max-width:1400px}td.when,td.num{white-space:nowrap}
+table.runs{table-layout:fixed}table.runs td{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .ev{content-visibility:auto;contain-intrinsic-size:auto 90px}
 .crumbs{font-size:13px;margin-bottom:10px}
 figure.chart{display:inline-block;vertical-align:top;margin:8px 18px 8px 0}
@@ -26,8 +27,8 @@ figcaption{font-weight:600;margin-bottom:4px}
 #count{margin:6px 0;color:var(--muted)}
 .msg{border:1px solid var(--line);border-radius:8px;margin:6px 0;padding:4px 10px;max-width:80%}
 .msg.user{background:#ddf4ff}.msg.assistant{margin-left:auto;background:var(--bg2)}
-td.o-PASS{color:var(--pass);font-weight:700}td.o-FAIL{color:var(--fail);font-weight:700}
-td.o-UNFINISHED{color:var(--warn);font-weight:700}
+.o-PASS{color:var(--pass);font-weight:700}.o-FAIL{color:var(--fail);font-weight:700}
+.o-UNFINISHED{color:var(--warn);font-weight:700}
 </style>"""
 
 _SCRIPT = (

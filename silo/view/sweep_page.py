@@ -98,7 +98,7 @@ def _row(run: RunRecord) -> list[str]:
         f'<a href="{quote(run.run)}.html">{esc(run.run)}</a>',
         esc(run.task),
         esc(run.agent),
-        esc(run.outcome),
+        f'<span class="o-{esc(run.outcome)}">{esc(run.outcome)}</span>',
         esc(run.termination),
         "-" if run.reward is None else f"{run.reward:.2f}",
         "-" if run.tool_calls is None else str(run.tool_calls),
@@ -121,9 +121,6 @@ def sweep_body(name: str, summary: dict[str, Any], runs: list[RunRecord]) -> str
     ordered = sorted(runs, key=lambda r: (r.task, r.agent, r.run))
     headers = ["run", "task", "agent", "outcome", "termination", "reward#", "calls#", "tokens#"]
     body = table([*headers, "duration#"], [_row(r) for r in ordered])
-    body = body.replace("<td>PASS</td>", '<td class="o-PASS">PASS</td>').replace(
-        "<td>FAIL</td>", '<td class="o-FAIL">FAIL</td>'
-    )
     return (
         f"<h1>{esc(name)}</h1><p>{esc(counts)}</p><h2>Charts</h2>{charts(summary, runs)}"
         f'<h2 id="runs">Runs</h2>{body}'
