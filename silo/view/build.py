@@ -98,7 +98,7 @@ def build_site(runs_dir: Path, out_dir: Path) -> BuildResult:
     old = _read_manifest(out_dir / MANIFEST)
     old_runs, old_groups = mapping(old.get("runs")), mapping(old.get("groups"))
     found, group_dirs = _discover(runs_dir)
-    records: list[RunRecord] = []
+    run_records: list[RunRecord] = []
     new_runs: dict[str, Any] = {}
     rendered_runs = 0
     for run in found:
@@ -111,13 +111,13 @@ def build_site(runs_dir: Path, out_dir: Path) -> BuildResult:
             target.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomic(target, site_page(title, body, run.page.count("/")))
             rendered_runs += 1
-        records.append(record)
+        run_records.append(record)
         new_runs[run.page] = {"stamp": current, "record": record.to_json()}
     new_groups: dict[str, Any] = {}
     entries: list[GroupEntry] = []
     rendered_groups = 0
     for name, folder in group_dirs.items():
-        members = [r for r in records if r.group == name]
+        members = [r for r in run_records if r.group == name]
         current_group = _group_stamp(folder, members)
         target = out_dir / "groups" / name / "index.html"
         if old_groups.get(name) != current_group or not target.is_file():
@@ -129,10 +129,10 @@ def build_site(runs_dir: Path, out_dir: Path) -> BuildResult:
         passed = sum(1 for m in members if m.outcome == "PASS")
         failed = sum(1 for m in members if m.outcome == "FAIL")
         entries.append((name, len(members), passed, failed))
-    newest = sorted(records, key=lambda r: (r.started_at, r.page), reverse=True)
+    newest = sorted(run_records, key=lambda r: (r.started_at, r.page), reverse=True)
     entries.sort(key=lambda e: e[0], reverse=True)
     index = out_dir / "index.html"
     write_text_atomic(index, site_page("Silo runs — silo-view", index_body(entries, newest), 0))
     manifest = {"format": _format(), "runs": new_runs, "groups": new_groups}
     write_text_atomic(out_dir / MANIFEST, json.dumps(manifest, separators=(",", ":")) + "\n")
-    return BuildResult(index, rendered_runs, rendered_groups, len(records), len(group_dirs))
+    return BuildResult(index, rendered_runs, rendered_groups, len(run_records), len(group_dirs))

@@ -63,7 +63,7 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values)
 
 
-def charts(summary: dict[str, Any], runs: list[RunRecord]) -> str:
+def sweep_charts(summary: dict[str, Any], runs: list[RunRecord]) -> str:
     """The sweep's charts, side by side."""
     hat = _pass_hat_k(summary, runs)
     ks = sorted({k for values in hat.values() for k in values})
@@ -122,6 +122,6 @@ def sweep_body(name: str, summary: dict[str, Any], runs: list[RunRecord]) -> str
     headers = ["run", "task", "agent", "outcome", "termination", "reward#", "calls#", "tokens#"]
     body = table([*headers, "duration#"], [_row(r) for r in ordered])
     return (
-        f"<h1>{esc(name)}</h1><p>{esc(counts)}</p><h2>Charts</h2>{charts(summary, runs)}"
+        f"<h1>{esc(name)}</h1><p>{esc(counts)}</p><h2>Charts</h2>{sweep_charts(summary, runs)}"
         f'<h2 id="runs">Runs</h2>{body}'
     )
