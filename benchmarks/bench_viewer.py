@@ -8,7 +8,7 @@ one run whose trace holds 5,000 events (2,498 tool calls with their results, a m
 nothing new, a rebuild after one new run). Then headless Chromium (the distribution's
 ``chromium``, ``--dump-dom``) opens the pages, ``repeats`` times each, and the pages report,
 on ``<html>``: ``data-loaded-ms`` — from navigation start to the load event, the index's 10,000
-records parsed, filtered and the first 500 rows laid out — and ``data-filter-ms`` — one filter
+records parsed, filtered and the first 100 rows laid out — and ``data-filter-ms`` — one filter
 (outcome, task, and a search) over the 10,000 records, the table drawn and laid out. Targets:
 the index opens (load) and filters in < 1 s, the 5,000-event run opens in < 1 s (medians).
 Chromium's own start-up (a second or two, outside the page) is reported apart, not counted.

@@ -30,7 +30,7 @@ GroupEntry = tuple[str, int, int, int]  # name, runs, passed, failed
 # Fixed column widths: the browser lays the table out from them instead of measuring every cell.
 _COLGROUP = (
     "<colgroup>"
-    + "".join(f'<col style="width:{w}%">' for w in (17, 12, 7, 7, 11, 6, 9, 5, 4, 5, 6, 11))
+    + "".join(f'<col style="width:{w}%">' for w in (16, 13, 6, 8, 9, 6, 9, 5, 4, 5, 6, 13))
     + "</colgroup>"
 )
 
@@ -43,7 +43,7 @@ var q=document.getElementById('q'),more=document.getElementById('more'),limit=%(
 var H=D.map(function(r){return (r[1]+' '+r[2]+' '+r[4]+' '+r[5]+' '+r[6]).toLowerCase();});
 function esc(s){return String(s).replace(/[&<>"']/g,function(c){return '&#'+c.charCodeAt(0)+';';});}
 function num(v,p){return v===null?'-':Number(v).toFixed(p);}
-function ms(v){return v===null?'-':v<1000?v.toFixed(0)+' ms':(v/1000).toFixed(2)+' s';}
+function ms(v){return v===null?'-':v<100?v.toFixed(1)+' ms':v<1000?v.toFixed(0)+' ms':(v/1000).toFixed(2)+' s';}
 function state(){var s={};location.hash.slice(1).split('&').forEach(function(p){
 var i=p.indexOf('=');if(i>0)s[decodeURIComponent(p.slice(0,i))]=decodeURIComponent(p.slice(i+1));});return s;}
 function apply(){var t0=performance.now(),s=state(),want=[];
@@ -53,7 +53,7 @@ for(var i=0;i<D.length;i++){var r=D[i],ok=true;
 for(var j=0;j<want.length;j++){var v=r[want[j][0]];if(want[j][2]?v.slice(0,10)!==want[j][1]:v!==want[j][1]){ok=false;break;}}
 if(ok&&needle&&H[i].indexOf(needle)<0)ok=false;
 if(!ok)continue;n++;if(out.length>=limit)continue;
-out.push('<tr><td><a href="'+esc(r[0])+'">'+esc(r[1])+'</a></td><td>'+esc(r[2])+'</td><td>'+esc(r[3])+
+out.push('<tr><td><a href="'+esc(r[0])+'" title="'+esc(r[1])+'">'+esc(r[1])+'</a></td><td>'+esc(r[2])+'</td><td>'+esc(r[3])+
 '</td><td>'+esc(r[4])+'</td><td>'+esc(r[5])+(r[6]?' <span class="muted">'+esc(r[6])+'</span>':'')+
 '</td><td class="o-'+esc(r[7])+'">'+esc(r[7])+'</td><td>'+esc(r[8])+'</td><td class="num">'+num(r[9],2)+
 '</td><td class="num">'+num(r[10],0)+'</td><td class="num">'+num(r[11],0)+'</td><td class="num">'+ms(r[12])+

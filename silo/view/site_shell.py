@@ -17,7 +17,7 @@ VERSION_PATH = "/_silo/version"
 
 _CSS = """<style>
 body{max-width:1400px}td.when,td.num{white-space:nowrap}
-table.runs{table-layout:fixed}table.runs td{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+table.runs{table-layout:fixed}table.runs td,table.runs th{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .ev{content-visibility:auto;contain-intrinsic-size:auto 90px}
 .crumbs{font-size:13px;margin-bottom:10px}
 figure.chart{display:inline-block;vertical-align:top;margin:8px 18px 8px 0}
