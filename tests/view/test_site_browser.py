@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from silo.view.build import build_site
@@ -54,3 +55,20 @@ def test_sweep_chart_has_one_bar_per_task(toy_project: Path, tmp_path: Path) -> 
     charts = {f.children[0].text: f for f in page.find("figure", "chart")}
     bars = [e for e in _all(charts["pass rate by task"]) if e.tag == "rect"]
     assert len(bars) == 2  # TASK-001 and TASK-002
+
+
+def test_a_long_list_draws_the_newest_hundred_and_offers_more(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    for n in range(130):  # finished runs as their artifacts say, without running 130 rollouts
+        folder = runs / f"run_20261101{n:06d}_abcdef"
+        folder.mkdir(parents=True)
+        meta = {"environment": "toy", "taskId": "TASK-001", "agent": "noop"}
+        meta["startedAt"] = f"2026-11-01T00:{n // 60:02d}:{n % 60:02d}.000Z"
+        (folder / "run.json").write_text(json.dumps(meta), encoding="utf-8")
+        (folder / "result.json").write_text('{"passed": false, "reward": 0.0}', "utf-8")
+    build_site(runs, tmp_path / "site")
+    page = Page(dump_dom((tmp_path / "site" / "index.html").as_uri()))
+    rows = _rows(page)
+    assert len(rows) == 100 and rows[0][0] == "run_20261101000129_abcdef"  # newest first
+    assert page.by_id("count").text == "130 of 130 runs match (the newest 100 shown)"
+    assert "hidden" not in page.by_id("more").attrs
