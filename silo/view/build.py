@@ -6,9 +6,10 @@ a group or sweep folder (:func:`silo.view.site.folder_kind`) holds runs — and 
 ``groups/<name>/index.html`` per group (:mod:`silo.view.sweep_page`) and
 ``groups/<name>/<run>.html`` per grouped run (:mod:`silo.view.run_detail`). It is incremental:
 ``out_dir/manifest.json`` keeps each run's artifact stamp (:func:`silo.view.run_record.stamp`)
-and index record (and the Silo release that wrote them), so a second build renders only the runs that are new or changed (and the
-groups holding them) and rewrites the index. Nothing under ``runs_dir`` is written. The result
-says how many pages were rendered; a manifest that cannot be read means a full rebuild.
+and index record (and the Silo release that wrote them), so a second build renders only the
+runs that are new or changed (and the groups holding them), and writes the index and the
+manifest only when a run came, went or changed. Nothing under ``runs_dir`` is written. The
+result says how many pages were rendered; a manifest that cannot be read means a full rebuild.
 """
 
 from __future__ import annotations
@@ -129,10 +130,12 @@ def build_site(runs_dir: Path, out_dir: Path) -> BuildResult:
         passed = sum(1 for m in members if m.outcome == "PASS")
         failed = sum(1 for m in members if m.outcome == "FAIL")
         entries.append((name, len(members), passed, failed))
-    newest = sorted(run_records, key=lambda r: (r.started_at, r.page), reverse=True)
-    entries.sort(key=lambda e: e[0], reverse=True)
     index = out_dir / "index.html"
-    write_text_atomic(index, site_page("Silo runs — silo-view", index_body(entries, newest), 0))
     manifest = {"format": _format(), "runs": new_runs, "groups": new_groups}
-    write_text_atomic(out_dir / MANIFEST, json.dumps(manifest, separators=(",", ":")) + "\n")
+    if manifest != old or not index.is_file():  # unchanged: serve's 2 s polls write nothing
+        newest = sorted(run_records, key=lambda r: (r.started_at, r.page), reverse=True)
+        entries.sort(key=lambda e: e[0], reverse=True)
+        body = index_body(entries, newest)
+        write_text_atomic(index, site_page("Silo runs — silo-view", body, 0))
+        write_text_atomic(out_dir / MANIFEST, json.dumps(manifest, separators=(",", ":")) + "\n")
     return BuildResult(index, rendered_runs, rendered_groups, len(run_records), len(group_dirs))
