@@ -6,7 +6,7 @@ folder (it holds ``trace.jsonl``, ``result.json``, ``state-diff.json`` or ``run.
 ``group`` (a group or sweep folder: a ``summary.json`` or run subfolders); anything else raises
 :class:`~silo.errors.SiloError` with the fix. :func:`render` returns the report as one
 self-contained HTML document (inline CSS and JS, no network, no external asset): a run as
-described in :mod:`silo.view.run_page`, a group as in :mod:`silo.view.group_page`. Rendering is pure —
+described in :mod:`silo.view.run_detail`, a group as in :mod:`silo.view.group_page`. Rendering is pure —
 it prints nothing, writes nothing, never raises for a damaged or unfinished run, reads no
 clock — so the same folder gives the same bytes and two reports can be diffed. Every piece of
 run data is HTML-escaped. :func:`write_report` writes a report atomically and refuses to replace
@@ -22,7 +22,8 @@ from silo.errors import ArtifactError
 from silo.jsonio import write_text_atomic
 from silo.view.group_page import group_body, is_group
 from silo.view.html import GENERATOR, page
-from silo.view.run_page import RUN_FILES, load_run, run_section, verdict
+from silo.view.run_detail import run_detail
+from silo.view.run_page import RUN_FILES
 
 __all__ = ["REPORT_NAME", "folder_kind", "render", "resolve", "write_report"]
 
@@ -59,9 +60,7 @@ def render(folder: Path, kind: str | None = None) -> str:
     if kind == "group":
         title, body = group_body(folder)
         return page(title, body)
-    run = load_run(folder)
-    title = f"{run.folder.name} {verdict(run)} — silo-view"
-    return page(title, run_section(run, "run"))
+    return page(*run_detail(folder))  # the run, its field-level changes and model steps
 
 
 def write_report(html: str, path: Path) -> Path:

@@ -26,6 +26,7 @@ SCRIPTS = {
     "bench_memory.py": "ratio peak_rss(",
     "bench_baselines.py": "ratio check/rollouts (in process) = ",
     "bench_concurrency.py": "ratio async script: wall / ideal = ",
+    "bench_viewer.py": "site build: ",
 }
 
 

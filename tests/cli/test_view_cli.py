@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ from silo.cli.view import main
 from silo.rollout.run import run_task
 from tests.batch.test_compare import make_group, point
 from tests.cli._console import one_line_error, run
+from tests.conftest import script
 from tests.view.test_view import Page, verdict
 
 
@@ -46,7 +50,9 @@ def test_group_report_to_a_chosen_file(toy_project: Path, tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ([], "give one folder (got 0)"),
+        (["serve", "port=http"], 'port= must be a number from 0 to 65535, not "http"'),
+        (["RUN", "port=8000"], "port= is for serve"),
+        (["out=RUN/result.json"], "is a file; give out=<folder> for the site"),
         (["RUN", "RUN"], "give one folder (got 2)"),
         (["nope"], 'no folder "nope"'),
         (["environments"], "is not a run, group or sweep folder"),
@@ -96,3 +102,46 @@ def test_open_true_opens_the_report(
     assert capsys.readouterr().err == (
         f"silo-view: no browser could be started; open {report} yourself\n"
     )
+
+
+def test_no_folder_builds_the_site_of_every_run(toy_project: Path) -> None:
+    noop = _run_folder(toy_project, "noop")
+    make_group(toy_project, "sweep_s", [point("TASK-001", "solver", "solver")], runs=2)
+    proc = run("silo-view", toy_project / "environments")  # from a subfolder of the project
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    index = toy_project / ".silo" / "site" / "index.html"
+    assert proc.stdout == f"{index.resolve()}\n"
+    html = index.read_text(encoding="utf-8")
+    assert noop.name in html and "sweep_s" in html
+    assert verdict(Page((index.parent / "runs" / f"{noop.name}.html").read_text("utf-8"))) == "FAIL"
+    assert (index.parent / "groups" / "sweep_s" / "index.html").is_file()
+    assert run("silo-view", toy_project, f"out={toy_project / 'elsewhere'}").returncode == 0
+    assert (toy_project / "elsewhere" / "index.html").is_file()
+
+
+def test_no_runs_yet_is_one_line(tmp_path: Path) -> None:
+    proc = run("silo-view", tmp_path)
+    assert proc.returncode == 2
+    assert "no runs yet" in one_line_error(proc, "silo-view")
+
+
+def test_serve_answers_on_loopback_until_interrupted(toy_project: Path) -> None:
+    folder = _run_folder(toy_project)
+    proc = subprocess.Popen(
+        [script("silo-view"), "serve", "port=0"],
+        cwd=toy_project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("serving http://127.0.0.1:") and "(Ctrl-C stops)" in line, line
+        url = line.split()[1]
+        with urllib.request.urlopen(url, timeout=10) as answer:  # noqa: S310 (local server)
+            assert folder.name in answer.read().decode("utf-8")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and err == "silo-view: interrupted\n"

@@ -16,7 +16,7 @@ from silo.view.site import REPORT_NAME, folder_kind, render, resolve, write_repo
 from tests.batch.test_compare import make_group, point
 
 HOSTILE = "<script>alert('pwned')</script>"
-_VOID = {"meta", "br", "hr", "img", "input", "link"}
+_VOID = {"meta", "br", "hr", "img", "input", "link", "col"}
 
 
 @dataclass
