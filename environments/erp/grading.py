@@ -12,12 +12,13 @@ how a value reads in a check's detail (:func:`show`: whole floats without ``.0``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from silo import VerifierContext
 
 from .domain.money import round2
+from .domain.stock import stock_of
 
 __all__ = [
     "amount",
@@ -38,7 +39,6 @@ __all__ = [
 Row = Mapping[str, Any]
 World = Mapping[str, Any]
 _CENT = 0.005
-_TRANSFER_TYPES = ("transfer_in", "transfer_out")
 
 
 def amount(value: Any) -> float:
@@ -99,14 +99,8 @@ def line_for(row: Row | None, **match: Any) -> Row | None:
 
 def on_hand(world: World, product_id: str, warehouse_id: str) -> float:
     """Units of ``product_id`` on hand at ``warehouse_id`` (0 when there is no stock record)."""
-    for record in _stock_records(world, product_id):
-        if record.get("warehouseId") == warehouse_id:
-            return float(record.get("onHand") or 0)
-    return 0.0
-
-
-def _stock_records(world: World, product_id: str) -> Iterable[Row]:
-    return (r for r in (world.get("inventory") or {}).values() if r.get("productId") == product_id)
+    record = stock_of(world, product_id, warehouse_id)
+    return float(record["onHand"]) if record else 0.0
 
 
 def transfer_movements_since(world: World, product_id: str, since: str) -> list[Row]:
@@ -115,9 +109,15 @@ def transfer_movements_since(world: World, product_id: str, since: str) -> list[
         movement
         for movement in (world.get("inventoryMovements") or {}).values()
         if movement.get("productId") == product_id
-        and movement.get("type") in _TRANSFER_TYPES
+        and _is_transfer(movement)
         and str(movement.get("at") or "") >= since
     ]
+
+
+def _is_transfer(movement: Row) -> bool:
+    """A movement between warehouses, however the stock write path names its two legs."""
+    kind = str(movement.get("type") or "")
+    return kind.startswith("transfer") or movement.get("referenceType") == "transfer"
 
 
 def completed_payments_for(world: World, invoice_id: str) -> float:

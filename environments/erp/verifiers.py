@@ -15,7 +15,9 @@ from typing import Any
 
 from silo import Check, VerifierContext, check, define_verifier, optional
 
+from .domain.documents import is_overdue
 from .domain.money import round2
+from .domain.stock import inbound_quantity, reorder_point, stock_of
 from .grading import (
     amount,
     approvals_for,
@@ -33,12 +35,10 @@ from .grading import (
 from .verifiers_p2p import P2P_VERIFIERS
 from .verifiers_support import (
     World,
-    customer_invoice_overdue,
     invoice_paid_checks,
     invoices_due_within,
     largest_overdue_customer,
     row,
-    vendor_invoice_overdue,
 )
 
 __all__ = ["VERIFIERS"]
@@ -86,7 +86,7 @@ def _credit_hold(final: World, initial: World, ctx: VerifierContext) -> list[Che
     large = [
         inv
         for inv in (initial.get("customerInvoices") or {}).values()
-        if customer_invoice_overdue(initial, inv) and amount(inv.get("total")) > threshold
+        if is_overdue(initial, inv) and amount(inv.get("total")) > threshold
     ]
     written_off = [
         inv["id"]
@@ -194,18 +194,8 @@ def _rebalanced(final: World, initial: World, ctx: VerifierContext) -> list[Chec
         str(facts.get("toWarehouseId")),
     )
     qty = float(facts.get("quantity") or 0)
-    record = next(
-        (
-            r
-            for r in (final.get("inventory") or {}).values()
-            if r.get("productId") == product and r.get("warehouseId") == dest
-        ),
-        {},
-    )
-    override = record.get("reorderPoint")
-    point = (
-        override if override is not None else row(final, "products", product).get("reorderPoint")
-    )
+    record = stock_of(final, product, dest)
+    point = reorder_point(final, record) if record else None
     src_before, src_after = on_hand(initial, product, source), on_hand(final, product, source)
     dst_before, dst_after = on_hand(initial, product, dest), on_hand(final, product, dest)
     moved = transfer_movements_since(final, product, str(initial.get("now")))
@@ -253,7 +243,7 @@ def _received_balance(final: World, initial: World, ctx: VerifierContext) -> lis
         was, now = on_hand(initial, product, warehouse), on_hand(final, product, warehouse)
         stock_ok = stock_ok and now == was + due
         moves.append(f"{product} {show(was)} -> {show(now)} (+{show(due)} expected)")
-        inbound.append(_inbound(final, product, warehouse))
+        inbound.append(inbound_quantity(final, product, warehouse))
     return [
         check(
             "Every outstanding line is now received in full",
@@ -280,13 +270,6 @@ def _received_balance(final: World, initial: World, ctx: VerifierContext) -> lis
             f"inbound = {[show(v) for v in inbound]}",
         ),
     ]
-
-
-def _inbound(world: World, product: str, warehouse: str) -> float:
-    for record in (world.get("inventory") or {}).values():
-        if record.get("productId") == product and record.get("warehouseId") == warehouse:
-            return float(record.get("quantityInbound") or 0)
-    return 0.0
 
 
 def _paid_due_this_week(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
@@ -404,7 +387,7 @@ def _failed_payment_recovered(final: World, initial: World, ctx: VerifierContext
         ),
         optional(
             "The invoice is no longer overdue",
-            bool(invoice) and not vendor_invoice_overdue(final, invoice),
+            bool(invoice) and not is_overdue(final, invoice),
             f"status = {show(invoice.get('status'))}",
         ),
     ]

@@ -15,23 +15,20 @@ from typing import Any
 
 from silo import Check, check, optional
 
+from .domain.documents import is_overdue, outstanding
 from .domain.money import round2
 from .grading import amount, completed_payments_for, show
 
 __all__ = [
     "World",
-    "customer_invoice_overdue",
     "invoice_paid_checks",
     "invoices_due_within",
     "largest_overdue_customer",
-    "outstanding",
     "row",
-    "vendor_invoice_overdue",
 ]
 
 World = Mapping[str, Any]
 _EMPTY: Mapping[str, Any] = {}
-_NOT_DUE = ("paid", "cancelled", "written_off", "draft", "rejected")
 _PAYABLE = ("approved", "partially_paid")
 
 
@@ -39,11 +36,6 @@ def row(world: World, collection: str, row_id: Any) -> Mapping[str, Any]:
     """The record ``row_id`` of ``collection``, or an empty mapping when there is none."""
     found = (world.get(collection) or {}).get(row_id) if isinstance(row_id, str) else None
     return found if isinstance(found, Mapping) else _EMPTY
-
-
-def outstanding(invoice: Mapping[str, Any]) -> float:
-    """What is still owed on an invoice: its total less what has been paid."""
-    return round2(amount(invoice.get("total")) - amount(invoice.get("amountPaid")))
 
 
 def _day(value: Any) -> date | None:
@@ -54,32 +46,11 @@ def _day(value: Any) -> date | None:
         return None
 
 
-def _overdue(world: World, invoice: Mapping[str, Any]) -> bool:
-    due, today = _day(invoice.get("dueDate")), _day(world.get("now"))
-    return (
-        invoice.get("status") not in _NOT_DUE
-        and due is not None
-        and today is not None
-        and due < today
-        and outstanding(invoice) != 0
-    )
-
-
-def vendor_invoice_overdue(world: World, invoice: Mapping[str, Any]) -> bool:
-    """Whether a vendor invoice is overdue at the world's clock."""
-    return _overdue(world, invoice)
-
-
-def customer_invoice_overdue(world: World, invoice: Mapping[str, Any]) -> bool:
-    """Whether a customer invoice is overdue at the world's clock."""
-    return _overdue(world, invoice)
-
-
 def largest_overdue_customer(world: World) -> tuple[str, float]:
     """The customer owing the most on overdue invoices, and that overdue balance."""
     balances: dict[str, float] = {}
     for invoice in (world.get("customerInvoices") or {}).values():
-        if customer_invoice_overdue(world, invoice):
+        if is_overdue(world, invoice):
             customer = str(invoice.get("customerId"))
             balances[customer] = round2(balances.get(customer, 0.0) + outstanding(invoice))
     if not balances:
