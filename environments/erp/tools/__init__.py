@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from silo import Tool
 
-from . import clock
+from . import clock, customers, inventory, products, vendors
 
 ALL_TOOLS: list[Tool] = [
     *clock.TOOLS,
+    *vendors.TOOLS,
+    *customers.TOOLS,
+    *products.TOOLS,
+    *inventory.TOOLS,
 ]
 
 _names = [tool.name for tool in ALL_TOOLS]
