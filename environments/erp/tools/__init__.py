@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from silo import Tool
 
-from . import clock, customers, inventory, products, vendors
+from . import (
+    approvals,
+    clock,
+    customers,
+    inventory,
+    products,
+    quotations,
+    requisitions,
+    rfqs,
+    vendors,
+)
 
 ALL_TOOLS: list[Tool] = [
     *clock.TOOLS,
@@ -19,6 +29,10 @@ ALL_TOOLS: list[Tool] = [
     *customers.TOOLS,
     *products.TOOLS,
     *inventory.TOOLS,
+    *requisitions.TOOLS,
+    *approvals.TOOLS,
+    *rfqs.TOOLS,
+    *quotations.TOOLS,
 ]
 
 _names = [tool.name for tool in ALL_TOOLS]
