@@ -23,9 +23,11 @@ __all__ = [
     "budget_of",
     "charge_spend",
     "commit",
+    "commit_amount",
     "headroom",
     "move_commitment",
     "release",
+    "release_amount",
     "spend_commitment",
     "utilisation_pct",
 ]
@@ -90,20 +92,44 @@ def _fits(budget: Row, amount: float, what: str) -> None:
         )
 
 
-def commit(state: Mapping[str, Any], doc: dict[str, Any], amount: float) -> float:
-    """Hold ``amount`` more on the document's budget (``doc["budgetId"]``); returns it.
+def commit_amount(budget: dict[str, Any], amount: float, what: str) -> float:
+    """Add ``amount`` to a budget's committed money; returns it.
 
     Raises:
         ToolError: ``limit_exceeded`` beyond headroom, ``invalid_state`` on an inactive budget.
     """
-    budget = budget_of(state, doc["budgetId"])
     amount = round2(amount)
     if amount <= 0:
         return 0
     _active(budget)
-    _fits(budget, amount, f"committing {doc['id']}")
+    _fits(budget, amount, what)
     budget["committed"] = round2(float(budget["committed"]) + amount)
-    doc["committedAmount"] = round2(float(doc.get("committedAmount") or 0) + amount)
+    return amount
+
+
+def commit(state: Mapping[str, Any], doc: dict[str, Any], amount: float) -> float:
+    """Hold ``amount`` more on the document's budget (``doc["budgetId"]``); returns it.
+
+    Raises:
+        ToolError: as :func:`commit_amount`; nothing is written when it refuses.
+    """
+    budget = budget_of(state, doc["budgetId"])
+    held = commit_amount(budget, amount, f"committing {doc['id']}")
+    if held:
+        doc["committedAmount"] = round2(float(doc.get("committedAmount") or 0) + held)
+    return held
+
+
+def release_amount(budget: dict[str, Any], amount: float) -> float:
+    """Take ``amount`` off a budget's committed money; refuses more than is committed."""
+    amount = round2(amount)
+    if amount > float(budget["committed"]) + 0.005:
+        raise ToolError(
+            "invalid_input",
+            f"{budget['id']} has only {budget['committed']} committed; release at most that much",
+            {"committed": budget["committed"]},
+        )
+    budget["committed"] = round2(float(budget["committed"]) - amount)
     return amount
 
 

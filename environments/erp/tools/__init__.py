@@ -13,13 +13,19 @@ from silo import Tool
 
 from . import (
     approvals,
+    budgets,
     clock,
     customers,
     inventory,
+    payments,
     products,
+    purchase_orders,
     quotations,
+    receiving,
     requisitions,
     rfqs,
+    sales_orders,
+    vendor_invoices,
     vendors,
 )
 
@@ -33,6 +39,14 @@ ALL_TOOLS: list[Tool] = [
     *approvals.TOOLS,
     *rfqs.TOOLS,
     *quotations.TOOLS,
+    *purchase_orders.TOOLS,
+    *receiving.TOOLS,
+    *vendor_invoices.TOOLS,
+    *payments.TOOLS,
+    *sales_orders.TOOLS,
+    # customer invoices and expenses come here, before budgets (the reference's order)
+    *budgets.TOOLS,
+    # reporting and audit follow budgets
 ]
 
 _names = [tool.name for tool in ALL_TOOLS]
