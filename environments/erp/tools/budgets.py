@@ -149,9 +149,10 @@ def _create_budget(state: State, args: Args) -> dict[str, Any]:
     acting_user(state, args["actorId"])
     department = fetch(state, "departments", args["departmentId"])
     owner = active_user(state, args.get("ownerId", department["managerId"]), "budget owner")
+    name = non_blank(args["name"], "name")
     budget = {
         "id": mint_id(state, "BUD"),
-        "name": non_blank(args["name"], "name"),
+        "name": name,
         "departmentId": department["id"],
         "ownerId": owner["id"],
         "fiscalYear": args.get("fiscalYear", now_instant(state).year),

@@ -106,18 +106,20 @@ def _create_product(state: State, args: Args) -> dict[str, Any]:
             raise ToolError(
                 "conflict", f"SKU {sku} already belongs to {other['id']}; pick another SKU"
             )
+    name, category = non_blank(args["name"], "name"), non_blank(args["category"], "category")
+    vendors = _known_vendors(state, args.get("preferredVendorIds", []))
     product = {
         "id": mint_id(state, "PRD"),
         "sku": sku,
-        "name": non_blank(args["name"], "name"),
-        "category": non_blank(args["category"], "category"),
+        "name": name,
+        "category": category,
         "unit": args.get("unit", "each"),
         "standardCost": args["standardCost"],
         "listPrice": args["listPrice"],
         "reorderPoint": args.get("reorderPoint", 0),
         "reorderQuantity": args.get("reorderQuantity", 0),
         "leadTimeDays": args.get("leadTimeDays", 7),
-        "preferredVendorIds": _known_vendors(state, args.get("preferredVendorIds", [])),
+        "preferredVendorIds": vendors,
         "status": "active",
     }
     state["products"][product["id"]] = product

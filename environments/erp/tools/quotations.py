@@ -91,6 +91,7 @@ def _record_quotation(state: State, args: Args) -> dict[str, Any]:
                 f"{vendor_id} already quoted on {rfq['id']} ({other['id']}); update_quotation",
                 {"id": other["id"]},
             )
+    priced = _priced_lines(rfq, args["lines"])
     quotation = {
         "id": mint_id(state, "QUO"),
         "rfqId": rfq["id"],
@@ -98,7 +99,7 @@ def _record_quotation(state: State, args: Args) -> dict[str, Any]:
         "status": "submitted",
         "validUntil": args["validUntil"],
         "leadTimeDays": args.get("leadTimeDays", state["vendors"][vendor_id]["leadTimeDays"]),
-        "lines": _priced_lines(rfq, args["lines"]),
+        "lines": priced,
         "receivedAt": state["now"],
         "notes": args.get("notes", ""),
     }

@@ -187,6 +187,7 @@ def _report_receiving_discrepancy(state: State, args: Args) -> dict[str, Any]:
     receipt = fetch(state, "goodsReceipts", args["goodsReceiptId"])
     po = state["purchaseOrders"][receipt["purchaseOrderId"]]
     line = line_of(po, args["poLineId"])
+    description = non_blank(args["description"], "description")
     discrepancy = {
         "id": mint_id(state, "DISC"),
         "goodsReceiptId": receipt["id"],
@@ -195,7 +196,7 @@ def _report_receiving_discrepancy(state: State, args: Args) -> dict[str, Any]:
         "type": args["type"],
         "expectedQuantity": args.get("expectedQuantity", line["quantity"]),
         "actualQuantity": args.get("actualQuantity", line["receivedQuantity"]),
-        "description": non_blank(args["description"], "description"),
+        "description": description,
         "status": "open",
         "reportedBy": args["actorId"],
         "reportedAt": state["now"],

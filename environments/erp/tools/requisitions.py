@@ -74,14 +74,15 @@ def _create_requisition(state: State, args: Args) -> dict[str, Any]:
     requester = active_user(state, args.get("requesterId", args["actorId"]), "requester")
     department = fetch(state, "departments", args.get("departmentId", requester["departmentId"]))
     budget = budgets.budget_of(state, args["budgetId"])
+    title, lines = non_blank(args["title"], "title"), product_lines(state, args["lines"])
     requisition = {
         "id": mint_id(state, "PR"),
-        "title": non_blank(args["title"], "title"),
+        "title": title,
         "requesterId": requester["id"],
         "departmentId": department["id"],
         "budgetId": budget["id"],
         "status": "draft",
-        "lines": product_lines(state, args["lines"]),
+        "lines": lines,
         "neededBy": args.get("neededBy", add_days(today(state), 30)),
         "createdAt": state["now"],
         "submittedAt": None,
