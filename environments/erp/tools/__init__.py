@@ -13,15 +13,19 @@ from silo import Tool
 
 from . import (
     approvals,
+    audit,
     budgets,
     clock,
+    customer_invoices,
     customers,
+    expenses,
     inventory,
     payments,
     products,
     purchase_orders,
     quotations,
     receiving,
+    reporting,
     requisitions,
     rfqs,
     sales_orders,
@@ -44,9 +48,11 @@ ALL_TOOLS: list[Tool] = [
     *vendor_invoices.TOOLS,
     *payments.TOOLS,
     *sales_orders.TOOLS,
-    # customer invoices and expenses come here, before budgets (the reference's order)
+    *customer_invoices.TOOLS,
+    *expenses.TOOLS,
     *budgets.TOOLS,
-    # reporting and audit follow budgets
+    *reporting.TOOLS,
+    *audit.TOOLS,
 ]
 
 _names = [tool.name for tool in ALL_TOOLS]
