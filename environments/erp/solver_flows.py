@@ -97,7 +97,9 @@ def _correct(task: str, call: Call, field: str) -> str:
     fixed = []
     for line in invoice["lines"]:
         po_line = po_lines[line["poLineId"]]
-        right = po_line["unitPrice"] if field == "unitPrice" else po_line["uninvoicedReceived"]
+        # what this invoice may bill: received, less what other invoices already billed
+        billable = po_line["receivedQuantity"] - po_line["invoicedQuantity"] + line["quantity"]
+        right = po_line["unitPrice"] if field == "unitPrice" else billable
         if line[field] != right:
             call(
                 "update_vendor_invoice_line",
