@@ -1,4 +1,5 @@
-"""Entry point of the ERP environment: procure-to-pay and order-to-cash at Meridian Industrial Supply.
+"""Entry point of the ERP environment: procure-to-pay and order-to-cash at Meridian Industrial
+Supply.
 
 Contract (what Silo loads): ``create_state()`` builds a fresh world from ``data/``,
 ``bind_tools(state)`` returns the tools an agent may call on it, and ``verifiers`` lists how each
@@ -7,22 +8,17 @@ task in ``tasks/`` is graded.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from silo import Tool, Verifier
 
 from .state import create_state
 from .tools import ALL_TOOLS
+from .verifiers import VERIFIERS
 
 __all__ = ["bind_tools", "create_state", "verifiers"]
 
-verifiers: list[Verifier] = []
-# verifiers.py is written by another helper; the world and its tools load and test without it.
-if (Path(__file__).resolve().parent / "verifiers.py").exists():
-    from .verifiers import VERIFIERS
-
-    verifiers = list(VERIFIERS)
+verifiers: list[Verifier] = list(VERIFIERS)
 
 
 def bind_tools(state: dict[str, Any]) -> list[Tool]:

@@ -282,3 +282,16 @@ def test_record_update_reject_and_expire_quotations() -> None:
     assert expired["expired"] == ["QUO-003", "QUO-005"]
     assert erp.state["quotations"]["QUO-005"]["status"] == "expired"
     assert erp("expire_quotations", actorId="USR-002")["count"] == 0
+
+
+def test_requisition_and_quotation_reads() -> None:
+    erp = ErpCaller()
+    pending = erp("list_requisitions", status="pending_approval", budgetId="BUD-004")["results"]
+    assert [r["id"] for r in pending] == ["PR-002"] and pending[0]["requesterName"] == "Rina Kapoor"
+    assert [r["id"] for r in erp("search_requisitions", query="conveyor")["results"]] == ["PR-006"]
+    requisition = erp("get_requisition", requisitionId="PR-006")
+    assert requisition["estimatedTotal"] == 176200 and requisition["departmentName"] == "Operations"
+    quote = erp("get_quotation", quotationId="QUO-005")
+    assert (quote["isValid"], quote["daysUntilExpiry"], quote["total"]) == (False, -6, 6970)
+    erp.refused("get_requisition", "not_found", requisitionId="PR-404")
+    assert erp.state == erp.initial

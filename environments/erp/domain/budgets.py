@@ -120,15 +120,21 @@ def commit(state: Mapping[str, Any], doc: dict[str, Any], amount: float) -> floa
     return held
 
 
-def release_amount(budget: dict[str, Any], amount: float) -> float:
-    """Take ``amount`` off a budget's committed money; refuses more than is committed."""
+def _within_committed(budget: Mapping[str, Any], amount: float, verb: str) -> float:
+    """``amount`` rounded; refuses more than the budget has committed."""
     amount = round2(amount)
     if amount > float(budget["committed"]) + 0.005:
         raise ToolError(
             "invalid_input",
-            f"{budget['id']} has only {budget['committed']} committed; release at most that much",
+            f"{budget['id']} has only {budget['committed']} committed; {verb} at most that much",
             {"committed": budget["committed"]},
         )
+    return amount
+
+
+def release_amount(budget: dict[str, Any], amount: float) -> float:
+    """Take ``amount`` off a budget's committed money; refuses more than is committed."""
+    amount = _within_committed(budget, amount, "release")
     budget["committed"] = round2(float(budget["committed"]) - amount)
     return amount
 
@@ -170,14 +176,7 @@ def charge_spend(state: Mapping[str, Any], budget_id: str, amount: float, what: 
 
 def spend_commitment(budget: dict[str, Any], amount: float) -> float:
     """Move ``amount`` from committed to spent; refuses more than is committed."""
-    amount = round2(amount)
-    if amount > float(budget["committed"]) + 0.005:
-        raise ToolError(
-            "invalid_input",
-            f"{budget['id']} has only {budget['committed']} committed; record at most that much "
-            "spend from commitments",
-            {"committed": budget["committed"]},
-        )
+    amount = _within_committed(budget, amount, "record spend from commitments")
     budget["committed"] = round2(float(budget["committed"]) - amount)
     budget["spent"] = round2(float(budget["spent"]) + amount)
     return amount

@@ -56,18 +56,18 @@ def line_of(doc: Row, line_id: str) -> dict[str, Any]:
     )
 
 
+def _progress(lines: list[dict[str, Any]], done: list[int], names: tuple[str, str, str]) -> str:
+    """``names[0]`` when every line is done, ``names[1]`` when some units are, else ``names[2]``."""
+    if all(units >= line["quantity"] for units, line in zip(done, lines, strict=True)):
+        return names[0]
+    return names[1] if any(units > 0 for units in done) else names[2]
+
+
 def recompute_po_status(po: dict[str, Any]) -> str:
     """Set a sent PO to sent / partially_received / received from its delivered quantities."""
     if po["status"] in DELIVERY_STATUSES:
         delivered = [line["receivedQuantity"] + line["rejectedQuantity"] for line in po["lines"]]
-        if all(
-            done >= line["quantity"] for done, line in zip(delivered, po["lines"], strict=False)
-        ):
-            po["status"] = "received"
-        elif any(done > 0 for done in delivered):
-            po["status"] = "partially_received"
-        else:
-            po["status"] = "sent"
+        po["status"] = _progress(po["lines"], delivered, ("received", "partially_received", "sent"))
     return str(po["status"])
 
 
@@ -75,12 +75,8 @@ def recompute_so_status(so: dict[str, Any]) -> str:
     """Set a confirmed SO to confirmed / partially_fulfilled / fulfilled from shipped units."""
     if so["status"] in SHIPPING_STATUSES:
         shipped = [line["fulfilledQuantity"] for line in so["lines"]]
-        if all(done >= line["quantity"] for done, line in zip(shipped, so["lines"], strict=False)):
-            so["status"] = "fulfilled"
-        elif any(done > 0 for done in shipped):
-            so["status"] = "partially_fulfilled"
-        else:
-            so["status"] = "confirmed"
+        names = ("fulfilled", "partially_fulfilled", "confirmed")
+        so["status"] = _progress(so["lines"], shipped, names)
     return str(so["status"])
 
 

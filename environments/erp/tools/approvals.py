@@ -118,8 +118,8 @@ def _document(state: State, approval: Mapping[str, Any]) -> dict[str, Any] | Non
 def _check_approval_authority(state: State, args: Args) -> dict[str, Any]:
     if "approvalId" in args:
         approval = fetch(state, "approvals", args["approvalId"])
-        value = float(args.get("amount", approval["amount"]))
-        user_id = args.get("userId", approval["approverId"])
+        value = float(args["amount"] if "amount" in args else approval["amount"])
+        user_id = str(args.get("userId", approval["approverId"]))
     elif "amount" in args and "userId" in args:
         value, user_id = float(args["amount"]), args["userId"]
     else:

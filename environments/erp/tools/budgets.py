@@ -96,7 +96,10 @@ def _get_department_budget(state: State, args: Args) -> dict[str, Any]:
 
 
 def _check_budget_availability(state: State, args: Args) -> dict[str, Any]:
-    return rules.availability(rules.budget_of(state, args["budgetId"]), float(args["amount"]))
+    found: dict[str, Any] = rules.availability(
+        rules.budget_of(state, args["budgetId"]), float(args["amount"])
+    )
+    return found
 
 
 def _money_move(state: State, args: Args, action: str) -> dict[str, Any]:
@@ -148,7 +151,7 @@ def _update_budget(state: State, args: Args) -> dict[str, Any]:
 def _create_budget(state: State, args: Args) -> dict[str, Any]:
     acting_user(state, args["actorId"])
     department = fetch(state, "departments", args["departmentId"])
-    owner = active_user(state, args.get("ownerId", department["managerId"]), "budget owner")
+    owner = active_user(state, str(args.get("ownerId", department["managerId"])), "budget owner")
     name = non_blank(args["name"], "name")
     budget = {
         "id": mint_id(state, "BUD"),

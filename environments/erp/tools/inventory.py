@@ -122,7 +122,7 @@ def _list_low_stock(state: State, args: Args) -> dict[str, Any]:
 
 def _write(state: State, args: Args, changes: list[StockChange], ref: tuple[str, str]) -> list[Any]:
     """Apply ``changes`` for the actor in ``args`` with the reason given; returns movements."""
-    return stock.apply_stock_changes(
+    movements: list[Any] = stock.apply_stock_changes(
         state,
         changes,
         actor_id=args["actorId"],
@@ -130,6 +130,7 @@ def _write(state: State, args: Args, changes: list[StockChange], ref: tuple[str,
         reference_id=ref[1],
         reason=args.get("reason", "").strip(),
     )
+    return movements
 
 
 def _stock_result(state: State, args: Args, movements: list[Any], action: str) -> dict[str, Any]:

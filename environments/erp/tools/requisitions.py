@@ -71,8 +71,10 @@ def _view(state: State, requisition: dict[str, Any]) -> dict[str, Any]:
 
 def _create_requisition(state: State, args: Args) -> dict[str, Any]:
     acting_user(state, args["actorId"])
-    requester = active_user(state, args.get("requesterId", args["actorId"]), "requester")
-    department = fetch(state, "departments", args.get("departmentId", requester["departmentId"]))
+    requester = active_user(state, str(args.get("requesterId", args["actorId"])), "requester")
+    department = fetch(
+        state, "departments", str(args.get("departmentId", requester["departmentId"]))
+    )
     budget = budgets.budget_of(state, args["budgetId"])
     title, lines = non_blank(args["title"], "title"), product_lines(state, args["lines"])
     requisition = {
