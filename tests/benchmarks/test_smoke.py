@@ -25,6 +25,7 @@ SCRIPTS = {
     "bench_sweeps.py": "ratio joblib(2)/basic launcher rate = ",
     "bench_memory.py": "ratio peak_rss(",
     "bench_baselines.py": "ratio check/rollouts (in process) = ",
+    "bench_erp.py": "tool spec offered to a model",
 }
 
 
