@@ -19,6 +19,7 @@ Contract:
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
@@ -165,7 +166,10 @@ def record_audit(
     entity_id: str,
     details: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Append the audit row of a change (``action`` like ``purchase_order.approved``)."""
+    """Append the audit row of a change (``action`` like ``purchase_order.approved``).
+
+    ``details`` is copied, so a value the tool also returns never aliases the log.
+    """
     row = {
         "id": mint_id(state, "AUD"),
         "at": state["now"],
@@ -173,7 +177,7 @@ def record_audit(
         "action": action,
         "entityType": entity_type,
         "entityId": entity_id,
-        "details": dict(details or {}),
+        "details": copy.deepcopy(dict(details or {})),
     }
     state["auditLog"].append(row)
     return row
