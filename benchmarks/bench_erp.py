@@ -18,9 +18,11 @@ to call, measured through Silo's public API only.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from _common import (
@@ -54,13 +56,25 @@ _LOAD_CHILD = (
 )
 
 
-def load_seconds(name: str, runs: int) -> tuple[list[float], list[float]]:
-    """Fresh-process seconds to import silo, and then to load ``name`` and bind its tools."""
+def load_seconds(name: str, runs: int, cache: Path | None) -> tuple[list[float], list[float]]:
+    """Fresh-process seconds to import silo, and then to load ``name`` and bind its tools.
+
+    With ``cache`` the children share a warmed bytecode cache (``PYTHONPYCACHEPREFIX``);
+    without, nothing is cached (``PYTHONDONTWRITEBYTECODE=1``) and every module of the
+    environment is compiled from source at each start.
+    """
+    env = dict(os.environ)
+    if cache is None:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(cache)
+    command = [PYTHON, "-c", _LOAD_CHILD, str(ROOT), name]
+    if cache is not None:
+        subprocess.run(command, env=env, capture_output=True, check=True)  # warm the cache
     imports, loads = [], []
     for _ in range(runs):
-        done = subprocess.run(
-            [PYTHON, "-c", _LOAD_CHILD, str(ROOT), name], capture_output=True, text=True, check=True
-        )
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
         first, second = done.stdout.split()
         imports.append(float(first))
         loads.append(float(second))
@@ -145,19 +159,19 @@ def main() -> None:
 
     runs = 2 if args.quick else 7
     rows = []
-    for name in (ENV, "crm"):
-        imports, loads = load_seconds(name, runs)
-        report.figure(
-            f"load:{name}", {"importMs": median(imports) * 1e3, "loadMs": median(loads) * 1e3}
-        )
-        rows.append(
-            [
-                f"{name}: load_environment + create_state + bind_tools",
-                ms(median(loads)),
-                ms(p90(loads)),
-            ]
-        )
-    rows.append(["(import silo, before either)", ms(median(imports)), ms(p90(imports))])
+    cache_dir = scratch("erp-pycache-")
+    try:
+        for cache, how in ((None, "no bytecode cache"), (cache_dir, "bytecode cache")):
+            for name in (ENV, "crm"):
+                imports, loads = load_seconds(name, runs, cache)
+                report.figure(
+                    f"load:{name}:{how}",
+                    {"importMs": median(imports) * 1e3, "loadMs": median(loads) * 1e3},
+                )
+                rows.append([f"{name} ({how})", ms(median(loads)), ms(p90(loads))])
+            rows.append([f"  import silo itself ({how})", ms(median(imports)), ms(p90(imports))])
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
     worlds = timed(env.create_state, 5 if args.quick else 50)
     world_bytes = len(json.dumps(env.create_state(), separators=(",", ":")))
     report.figure("createStateMedianMs", median(worlds) * 1e3)
@@ -166,7 +180,7 @@ def main() -> None:
         ["erp: create_state() in process (fresh world)", ms(median(worlds)), ms(p90(worlds))]
     )
     report.print_table(
-        ["fresh process, median of runs", "median ms", "p90 ms"],
+        ["fresh process: load_environment + create_state + bind_tools", "median ms", "p90 ms"],
         rows,
         f"load (an ERP world is {world_bytes:,} bytes of compact JSON)",
     )
