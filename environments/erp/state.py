@@ -130,17 +130,25 @@ def _derive(name: str, record: dict[str, Any]) -> None:
         price_document(record, taxed=False, total_field="estimatedTotal")
 
 
+def _derived_text() -> str:
+    """The whole derived seed world as JSON text, built once per process."""
+    if "" not in _RAW_TEXT:
+        state: State = {"now": SIMULATION_NOW, "company": json.loads(_raw("company"))}
+        for name in COLLECTIONS:
+            records = json.loads(_raw(name))
+            for record in records:
+                _derive(name, record)
+            state[name] = {record["id"]: record for record in records}
+        state["auditLog"] = json.loads(_raw("auditLog"))
+        state["sequences"] = json.loads(_raw("sequences"))
+        _RAW_TEXT[""] = json.dumps(state)
+    return _RAW_TEXT[""]
+
+
 def create_state() -> State:
-    """A new world: every call parses the cached JSON again, so worlds never share objects."""
-    state: State = {"now": SIMULATION_NOW, "company": json.loads(_raw("company"))}
-    for name in COLLECTIONS:
-        records = json.loads(_raw(name))
-        for record in records:
-            _derive(name, record)
-        state[name] = {record["id"]: record for record in records}
-    state["auditLog"] = json.loads(_raw("auditLog"))
-    state["sequences"] = json.loads(_raw("sequences"))
-    return state
+    """A new world: every call parses the cached derived JSON, so worlds never share objects."""
+    world: State = json.loads(_derived_text())
+    return world
 
 
 # --- ids and audit ---------------------------------------------------------------------------
