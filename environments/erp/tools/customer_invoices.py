@@ -7,9 +7,8 @@ them, at the order's prices) and more is refused; without an order it needs ``cu
 and lines. ``issue_customer_invoice`` dates it, sets the due date from the customer's terms
 and marks a fully shipped and fully billed order ``invoiced``. ``cancel_customer_invoice``
 (nothing paid) and ``write_off_customer_invoice`` (approval limit must cover what is written
-off) close an invoice. The receivables readers (overdue list, balances by customer, aging
-buckets current/1-30/31-60/61-90/90+, uninvoiced shipments) share :mod:`.finance`'s lateness
-rule. Each mutation appends one audit row.
+off) close an invoice. The receivables readers live in :mod:`.receivables`; :data:`TOOLS` lists
+all eleven in the reference's order. Each mutation appends one audit row.
 """
 
 from __future__ import annotations
@@ -19,24 +18,20 @@ from typing import Any
 from silo import Tool, ToolError, define_tool
 
 from ..domain.approvals import require_authority
-from ..domain.documents import due_date, is_overdue, line_of, outstanding
+from ..domain.documents import due_date, line_of, outstanding
 from ..domain.money import round2
 from ..state import mint_id, today
-from . import finance, parties
+from . import finance, receivables
 from .common import (
     acting_user,
     audit,
     fetch,
-    name_of,
     non_blank,
-    page,
     parse_day,
-    require_status,
-    sorted_by_id,
 )
 from .crud import get_tool, list_tool, search_tool
 from .lines import product_lines, reprice
-from .sales_orders import INVOICES_BY_ORDER
+from .receivables import OPEN, billed_units, customer_invoice_view, unbilled
 from .schema import (
     CUSTOMER_INVOICE_STATUSES,
     acting_on,
@@ -46,9 +41,7 @@ from .schema import (
     day,
     line_id,
     lines,
-    listing,
     long_text,
-    money,
     obj,
     quantity,
     reason,
@@ -57,36 +50,6 @@ from .schema import (
 
 State = dict[str, Any]
 Args = dict[str, Any]
-
-OPEN = ("issued", "partially_paid")
-
-
-def _view(state: Any, invoice: Any) -> dict[str, Any]:
-    return {
-        **invoice,
-        "customerName": name_of(state, "customers", invoice["customerId"]),
-        **finance.money_figures(state, invoice),
-        "payments": [
-            {"id": p["id"], "status": p["status"], "amount": p["amount"]}
-            for p in finance.payments_for(state, invoice["id"])
-        ],
-    }
-
-
-def billed_units(state: Any, so_id: str, so_line_id: str) -> int:
-    """Units of a sales-order line billed on invoices that are not cancelled."""
-    return sum(
-        int(line["quantity"])
-        for invoice in INVOICES_BY_ORDER.rows(state, so_id)
-        if invoice["status"] != "cancelled"
-        for line in invoice["lines"]
-        if line["soLineId"] == so_line_id
-    )
-
-
-def unbilled(state: Any, so: Any, line: Any) -> int:
-    """Shipped units of a sales-order line that no live invoice bills yet."""
-    return max(0, int(line["fulfilledQuantity"]) - billed_units(state, so["id"], line["id"]))
 
 
 def _order_lines(state: State, so: Any, given: list[Args] | None) -> list[dict[str, Any]]:
@@ -169,7 +132,7 @@ def _create(state: State, args: Args) -> dict[str, Any]:
     audit(
         state, args, "customer_invoice.created", invoice, {"salesOrderId": invoice["salesOrderId"]}
     )
-    return _view(state, invoice)
+    return customer_invoice_view(state, invoice)
 
 
 def _fully_billed(state: State, so: Any) -> bool:
@@ -179,10 +142,7 @@ def _fully_billed(state: State, so: Any) -> bool:
 
 
 def _invoice(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
-    invoice = fetch(state, "customerInvoices", args["customerInvoiceId"])
-    require_status(invoice, allowed, verb)
-    return invoice
+    return finance.acted_on(state, args, "customerInvoices", "customerInvoiceId", allowed, verb)
 
 
 def _issue(state: State, args: Args) -> dict[str, Any]:
@@ -197,7 +157,7 @@ def _issue(state: State, args: Args) -> dict[str, Any]:
     if so is not None and so["status"] == "fulfilled" and _fully_billed(state, so):
         so["status"] = "invoiced"
     audit(state, args, "customer_invoice.issued", invoice, {"dueDate": invoice["dueDate"]})
-    return _view(state, invoice)
+    return customer_invoice_view(state, invoice)
 
 
 def _cancel(state: State, args: Args) -> dict[str, Any]:
@@ -211,7 +171,7 @@ def _cancel(state: State, args: Args) -> dict[str, Any]:
     if so is not None and so["status"] == "invoiced":
         so["status"] = "fulfilled"
     audit(state, args, "customer_invoice.cancelled", invoice, {"reason": note})
-    return _view(state, invoice)
+    return customer_invoice_view(state, invoice)
 
 
 def _write_off(state: State, args: Args) -> dict[str, Any]:
@@ -222,86 +182,7 @@ def _write_off(state: State, args: Args) -> dict[str, Any]:
     invoice["status"] = "written_off"
     invoice["writeOffReason"] = note
     audit(state, args, "customer_invoice.written_off", invoice, {"amount": owed, "reason": note})
-    return _view(state, invoice)
-
-
-def _overdue(state: State, args: Args) -> dict[str, Any]:
-    floor = float(args.get("minimumAmount", 0))
-    rows = [
-        inv
-        for inv in sorted_by_id(state["customerInvoices"].values())
-        if is_overdue(state, inv)
-        and float(inv["total"]) >= floor
-        and args.get("customerId", inv["customerId"]) == inv["customerId"]
-    ]
-    result = page(rows, args, lambda inv: _view(state, inv))
-    return {
-        "asOf": today(state),
-        "totalOverdue": round2(sum(outstanding(i) for i in rows)),
-        **result,
-    }
-
-
-def _receivables(state: State, args: Args) -> dict[str, Any]:
-    rows = []
-    for customer in sorted_by_id(state["customers"].values()):
-        balance = parties.balance(state, parties.CUSTOMER, customer["id"])
-        if not balance["openInvoices"]:
-            continue
-        rows.append(
-            {
-                "customerId": customer["id"],
-                "customerName": customer["name"],
-                "status": customer["status"],
-                "outstanding": balance["outstanding"],
-                "overdue": balance["overdue"],
-                "openInvoiceCount": len(balance["openInvoices"]),
-                "creditLimit": customer["creditLimit"],
-                "creditAvailable": round2(float(customer["creditLimit"]) - balance["outstanding"]),
-            }
-        )
-    rows.sort(key=lambda row: (-row["overdue"], -row["outstanding"], row["customerId"]))
-    return {"asOf": today(state), **page(rows, args)}
-
-
-def _aging(state: State, args: Args) -> dict[str, Any]:
-    open_invoices = [
-        invoice
-        for invoice in state["customerInvoices"].values()
-        if invoice["status"] in OPEN
-        and outstanding(invoice) > 0
-        and args.get("customerId", invoice["customerId"]) == invoice["customerId"]
-    ]
-    return finance.aging_report(state, open_invoices, "customerId", "customers")
-
-
-def _uninvoiced(state: State, args: Args) -> dict[str, Any]:
-    rows = []
-    for so in sorted_by_id(state["salesOrders"].values()):
-        if so["status"] == "cancelled":
-            continue
-        open_lines = [
-            {
-                "lineId": line["id"],
-                "productId": line["productId"],
-                "shipped": line["fulfilledQuantity"],
-                "unbilled": unbilled(state, so, line),
-                "value": round2(unbilled(state, so, line) * float(line["unitPrice"])),
-            }
-            for line in so["lines"]
-            if unbilled(state, so, line) > 0
-        ]
-        if open_lines:
-            rows.append(
-                {
-                    "salesOrderId": so["id"],
-                    "customerId": so["customerId"],
-                    "status": so["status"],
-                    "lines": open_lines,
-                    "unbilledValue": round2(sum(line["value"] for line in open_lines)),
-                }
-            )
-    return page(rows, args)
+    return customer_invoice_view(state, invoice)
 
 
 _CUSTOMER = record_id("customer", "Only this customer.")
@@ -327,14 +208,14 @@ TOOLS: list[Tool] = [
             "customerId": _CUSTOMER,
             "salesOrderId": record_id("sales_order", "Only invoices for this order."),
         },
-        view=_view,
+        view=customer_invoice_view,
     ),
     search_tool(
         "search_customer_invoices",
         "Find customer invoices whose id, customer id or sales order id contains the query.",
         "customerInvoices",
         lambda inv: (inv["id"], inv["customerId"], inv["salesOrderId"]),
-        view=_view,
+        view=customer_invoice_view,
     ),
     get_tool(
         "get_customer_invoice",
@@ -342,7 +223,7 @@ TOOLS: list[Tool] = [
         "customerInvoices",
         "customer_invoice",
         "customerInvoiceId",
-        view=_view,
+        view=customer_invoice_view,
         example="CINV-403",
     ),
     define_tool(
@@ -400,39 +281,7 @@ TOOLS: list[Tool] = [
         ),
         _write_off,
     ),
-    define_tool(
-        "list_overdue_customer_invoices",
-        "Customer invoices past due with money owed. minimumAmount keeps only invoices whose "
-        "total is at least that much.",
-        listing(
-            {"minimumAmount": money("Smallest invoice total to include."), "customerId": _CUSTOMER}
-        ),
-        _overdue,
-        read_only=True,
-    ),
-    define_tool(
-        "list_receivables_by_customer",
-        "Per customer with open invoices: outstanding, overdue, credit limit and credit left; "
-        "largest overdue balance first.",
-        listing({}),
-        _receivables,
-        read_only=True,
-    ),
-    define_tool(
-        "get_ar_aging",
-        "Accounts-receivable aging: open customer balances by days past due (current, 1-30, "
-        "31-60, 61-90, 90+), per customer and in total.",
-        obj({"customerId": _CUSTOMER}),
-        _aging,
-        read_only=True,
-    ),
-    define_tool(
-        "list_uninvoiced_shipments",
-        "Sales-order lines that shipped but are not yet billed, with their value.",
-        listing({}),
-        _uninvoiced,
-        read_only=True,
-    ),
+    *receivables.TOOLS,
 ]
 
-__all__ = ["TOOLS", "billed_units", "unbilled"]
+__all__ = ["TOOLS"]

@@ -20,20 +20,18 @@ from ..domain import approvals, budgets
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import finance
+from .cash_flows import new_payment
 from .common import (
     acting_user,
     active_user,
     audit,
-    fetch,
     non_blank,
     page,
     parse_day,
-    require_status,
     snapshot,
     sorted_by_id,
 )
 from .crud import get_tool, list_tool
-from .payments import new_payment
 from .schema import (
     EXPENSE_STATUSES,
     acting_on,
@@ -64,7 +62,7 @@ NEXT_STEP = {
 
 def _create(state: State, args: Args) -> dict[str, Any]:
     acting_user(state, args["actorId"])
-    employee = active_user(state, args.get("employeeId", args["actorId"]), "employee")
+    employee = active_user(state, str(args.get("employeeId", args["actorId"])), "employee")
     budget = budgets.budget_of(state, args["budgetId"])
     parse_day(args["expenseDate"], "expenseDate")
     if args["expenseDate"] > today(state):
@@ -93,10 +91,7 @@ def _create(state: State, args: Args) -> dict[str, Any]:
 
 
 def _expense(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
-    expense = fetch(state, "expenses", args["expenseId"])
-    require_status(expense, allowed, verb)
-    return expense
+    return finance.acted_on(state, args, "expenses", "expenseId", allowed, verb)
 
 
 def _submit(state: State, args: Args) -> dict[str, Any]:

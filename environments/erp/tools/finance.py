@@ -26,10 +26,12 @@ from ..domain import approvals
 from ..domain.documents import is_overdue, outstanding
 from ..domain.money import round2
 from ..state import days_between, today
+from .common import acting_user, fetch, require_status
 
 __all__ = [
     "AGING_BUCKETS",
     "IN_FLIGHT",
+    "acted_on",
     "aging_bucket",
     "approve_document",
     "days_overdue",
@@ -154,6 +156,28 @@ def aging_report(
         "rows": list(rows.values()),
         "totals": {**totals, "total": round2(sum(totals.values()))},
     }
+
+
+def acted_on(
+    state: Mapping[str, Any],
+    args: Mapping[str, Any],
+    collection: str,
+    field: str,
+    allowed: Sequence[str] | None,
+    verb: str,
+) -> dict[str, Any]:
+    """The record ``args[field]`` a mutating tool acts on, once ``args["actorId"]`` is checked.
+
+    Raises:
+        ToolError: ``not_found`` for an unknown actor or record, ``not_allowed`` for a
+            deactivated actor, ``invalid_state`` when the record's status is not in ``allowed``
+            (``None`` accepts any status).
+    """
+    acting_user(state, args["actorId"])
+    record = fetch(state, collection, args[field])
+    if allowed is not None:
+        require_status(record, allowed, verb)
+    return record
 
 
 def latest_approval(state: Mapping[str, Any], entity_type: str, entity_id: str) -> Row | None:

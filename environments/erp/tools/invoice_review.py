@@ -20,7 +20,7 @@ from silo import Tool, define_tool
 from ..domain import approvals
 from ..state import mint_id, record_audit
 from . import finance, payables
-from .common import acting_user, audit, fetch, non_blank, page, require_status, sorted_by_id
+from .common import audit, fetch, non_blank, page, require_status, sorted_by_id
 from .crud import get_tool
 from .schema import (
     Schema,
@@ -49,8 +49,7 @@ FIX_WITH = {
 
 
 def _invoice(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
-    return fetch(state, "vendorInvoices", args["vendorInvoiceId"])
+    return finance.acted_on(state, args, "vendorInvoices", "vendorInvoiceId", None, "")
 
 
 def _run_match(state: State, args: Args) -> dict[str, Any]:
@@ -86,7 +85,7 @@ def finance_view(state: State, invoice: Any) -> dict[str, Any]:
 
 
 def _discrepancies(state: State, args: Args) -> dict[str, Any]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for invoice in sorted_by_id(state["vendorInvoices"].values()):
         match = payables.current_match(state, invoice)
         if invoice["status"] != "exception" or match is None or match["status"] != "failed":
@@ -150,17 +149,31 @@ def _approve(state: State, args: Args) -> dict[str, Any]:
     return finance_view(state, invoice)
 
 
-def _reject(state: State, args: Args) -> dict[str, Any]:
+def close_out(state: State, args: Args, allowed: tuple[str, ...], status: str) -> dict[str, Any]:
+    """Cancel or reject an invoice: no live payments, pending approval closed, units released.
+
+    ``status`` is ``cancelled`` (the approval is cancelled) or ``rejected`` (its approver's
+    rejection decides it); the reason is kept in ``cancelReason`` or ``rejectionReason``.
+    """
     invoice = _invoice(state, args)
-    require_status(invoice, payables.EDITABLE, "rejected")
-    finance.require_no_live_payments(state, invoice, "rejected")
+    verb = status
+    require_status(invoice, allowed, verb)
+    finance.require_no_live_payments(state, invoice, verb)
     note = non_blank(args["reason"], "reason")
-    finance.reject_document(state, "vendor_invoice", invoice, state["users"][args["actorId"]], note)
+    actor_user = state["users"][args["actorId"]]
+    if status == "rejected":
+        finance.reject_document(state, "vendor_invoice", invoice, actor_user, note)
+    else:
+        approvals.cancel_pending(state, "vendor_invoice", invoice["id"], actor_user["id"], note)
     payables.shift_invoiced(state, invoice, -1)
-    invoice["status"] = "rejected"
-    invoice["rejectionReason"] = note
-    audit(state, args, "vendor_invoice.rejected", invoice, {"reason": note})
+    invoice["status"] = status
+    invoice["cancelReason" if status == "cancelled" else "rejectionReason"] = note
+    audit(state, args, f"vendor_invoice.{status}", invoice, {"reason": note})
     return finance_view(state, invoice)
+
+
+def _reject(state: State, args: Args) -> dict[str, Any]:
+    return close_out(state, args, payables.EDITABLE, "rejected")
 
 
 def _dispute(state: State, args: Args) -> dict[str, Any]:

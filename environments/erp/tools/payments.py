@@ -1,4 +1,4 @@
-"""Payment tools: money out to vendors (with approval) and money in from customers.
+"""Payment tools: the approval life cycle of money paid out to vendors.
 
 Contract: a vendor payment is created ``draft`` against one approved or part-paid invoice for
 at most what is still payable (outstanding less other payments in flight; default all of it,
@@ -7,9 +7,8 @@ method ``bank_transfer``), then ``submit_payment_for_approval`` (named approver)
 applies the allocations to the invoices (paid / partially paid). ``fail_payment`` records a
 failure and leaves balances untouched; ``retry_failed_payment`` raises a new draft for what is
 still owed and keeps the failure on record; ``cancel_payment`` stops one not yet completed.
-``record_customer_payment`` books an inbound payment that completes at once.
-``build_payment_run`` proposes, without writing, what to pay by a horizon, grouped by vendor.
-Each mutation appends one audit row.
+Customer receipts, payment history and the payment run live in :mod:`.cash_flows`;
+:data:`TOOLS` lists all twelve in the reference's order. Each mutation appends one audit row.
 """
 
 from __future__ import annotations
@@ -21,9 +20,9 @@ from silo import Tool, ToolError, define_tool
 from ..domain import approvals
 from ..domain.documents import apply_payment, outstanding
 from ..domain.money import round2
-from ..state import add_days, mint_id, today
-from . import finance
-from .common import acting_user, audit, fetch, non_blank, page, require_status, snapshot
+from . import cash_flows, finance
+from .cash_flows import INVOICE_COLLECTIONS, METHOD, new_payment
+from .common import acting_user, audit, fetch, non_blank, require_status, snapshot
 from .crud import get_tool, list_tool
 from .schema import (
     PAYMENT_METHODS,
@@ -33,9 +32,6 @@ from .schema import (
     actor,
     amount,
     choice,
-    flag,
-    integer,
-    listing,
     long_text,
     obj,
     reason,
@@ -45,42 +41,6 @@ from .schema import (
 
 State = dict[str, Any]
 Args = dict[str, Any]
-
-INVOICE_COLLECTIONS = {"VINV": "vendorInvoices", "CINV": "customerInvoices", "EXP": "expenses"}
-
-
-def new_payment(
-    state: State,
-    args: Args,
-    party: tuple[str, str],
-    allocations: list[dict[str, Any]],
-    *,
-    direction: str = "outbound",
-    status: str = "draft",
-) -> dict[str, Any]:
-    """Store a payment of ``allocations`` to ``party`` (type, id) made by ``args["actorId"]``."""
-    done = status == "completed"
-    payment = {
-        "id": mint_id(state, "PAY"),
-        "direction": direction,
-        "partyType": party[0],
-        "partyId": party[1],
-        "method": args.get("method", "bank_transfer"),
-        "status": status,
-        "amount": round2(sum(share["amount"] for share in allocations)),
-        "allocations": allocations,
-        "createdAt": state["now"],
-        "createdBy": args["actorId"],
-        "approvedBy": None,
-        "approvedAt": None,
-        "completedAt": state["now"] if done else None,
-        "failedAt": None,
-        "failureReason": None,
-        "retryOfPaymentId": None,
-        "reference": args.get("reference", ""),
-    }
-    state["payments"][payment["id"]] = payment
-    return payment
 
 
 def _payable_invoice(state: State, invoice_id: str, wanted: float | None) -> tuple[Any, float]:
@@ -110,10 +70,7 @@ def _create(state: State, args: Args) -> dict[str, Any]:
 
 
 def _payment(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
-    payment = fetch(state, "payments", args["paymentId"])
-    require_status(payment, allowed, verb)
-    return payment
+    return finance.acted_on(state, args, "payments", "paymentId", allowed, verb)
 
 
 def _submit(state: State, args: Args) -> dict[str, Any]:
@@ -207,80 +164,9 @@ def _cancel(state: State, args: Args) -> dict[str, Any]:
     return snapshot(payment)
 
 
-def _receive(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
-    invoice = fetch(state, "customerInvoices", args["customerInvoiceId"])
-    require_status(invoice, ("issued", "partially_paid"), "paid (issue it first)")
-    pay = round2(args.get("amount", outstanding(invoice)))
-    apply_payment(invoice, pay)
-    allocations = [{"invoiceId": invoice["id"], "amount": pay}]
-    payment = new_payment(
-        state,
-        args,
-        ("customer", invoice["customerId"]),
-        allocations,
-        direction="inbound",
-        status="completed",
-    )
-    audit(state, args, "payment.received", payment, {"invoiceId": invoice["id"], "amount": pay})
-    return snapshot(payment)
-
-
-def _for_invoice(state: State, args: Args) -> dict[str, Any]:
-    invoice_id = args["invoiceId"]
-    fetch(state, INVOICE_COLLECTIONS[invoice_id.split("-")[0]], invoice_id)
-    rows = finance.payments_for(state, invoice_id)
-    completed = sum(float(p["amount"]) for p in rows if p["status"] == "completed")
-    return {"invoiceId": invoice_id, "completedTotal": round2(completed), **page(rows, args)}
-
-
-def _payment_run(state: State, args: Args) -> dict[str, Any]:
-    horizon = add_days(today(state), int(args.get("dueWithinDays", 14)))
-    vendors: dict[str, dict[str, Any]] = {}
-    for invoice in sorted(
-        state["vendorInvoices"].values(), key=lambda inv: (inv["dueDate"], inv["id"])
-    ):
-        if invoice["status"] not in ("approved", "partially_paid") or invoice["dueDate"] > horizon:
-            continue
-        if args.get("vendorId", invoice["vendorId"]) != invoice["vendorId"]:
-            continue
-        pay = finance.payable(state, invoice)
-        overdue = invoice["dueDate"] < today(state)
-        if pay <= 0 or (overdue and not args.get("includeOverdue", True)):
-            continue
-        group = vendors.setdefault(
-            invoice["vendorId"],
-            {
-                "vendorId": invoice["vendorId"],
-                "vendorName": state["vendors"][invoice["vendorId"]]["name"],
-                "total": 0.0,
-                "invoices": [],
-            },
-        )
-        group["invoices"].append(
-            {
-                "vendorInvoiceId": invoice["id"],
-                "dueDate": invoice["dueDate"],
-                "amount": pay,
-                "isOverdue": overdue,
-            }
-        )
-        group["total"] = round2(group["total"] + pay)
-    groups = sorted(vendors.values(), key=lambda group: group["vendorId"])
-    return {
-        "asOf": today(state),
-        "through": horizon,
-        "vendors": groups,
-        "total": round2(sum(group["total"] for group in groups)),
-        "note": "Proposal only: raise each with create_vendor_payment.",
-    }
-
-
 def _payment_input(description: str, **extra: Schema) -> Schema:
     return acting_on("payment", "paymentId", description, **extra)
 
-
-_METHOD = choice(PAYMENT_METHODS, "How the money moves (default bank_transfer).")
 
 TOOLS: list[Tool] = [
     list_tool(
@@ -312,7 +198,7 @@ TOOLS: list[Tool] = [
                 "actorId": actor(),
                 "vendorInvoiceId": record_id("vendor_invoice", "Invoice to pay."),
                 "amount": amount("Amount to pay (default: the full payable amount)."),
-                "method": _METHOD,
+                "method": METHOD,
                 "reference": text("Remittance reference.", max_length=100),
             },
             ["actorId", "vendorInvoiceId"],
@@ -368,7 +254,7 @@ TOOLS: list[Tool] = [
             {
                 "actorId": actor(),
                 "paymentId": record_id("payment", "The failed payment."),
-                "method": _METHOD,
+                "method": METHOD,
             },
             ["actorId", "paymentId"],
         ),
@@ -380,53 +266,7 @@ TOOLS: list[Tool] = [
         _payment_input("Payment to cancel.", reason=reason("Why it is cancelled.")),
         _cancel,
     ),
-    define_tool(
-        "record_customer_payment",
-        "Record money received from a customer against an issued invoice; completes at once. "
-        "amount defaults to the full outstanding amount and may not exceed it.",
-        obj(
-            {
-                "actorId": actor(),
-                "customerInvoiceId": record_id("customer_invoice", "Invoice being paid."),
-                "amount": amount("Amount received (default: everything outstanding)."),
-                "method": _METHOD,
-                "reference": text("Remittance reference.", max_length=100),
-            },
-            ["actorId", "customerInvoiceId"],
-        ),
-        _receive,
-    ),
-    define_tool(
-        "list_payments_for_invoice",
-        "Every payment allocated to one vendor invoice, customer invoice or expense, with the "
-        "total of the completed ones.",
-        listing(
-            {
-                "invoiceId": {
-                    "type": "string",
-                    "pattern": r"^(VINV|CINV|EXP)-\d{3,6}$",
-                    "description": "VINV-, CINV- or EXP- id.",
-                }
-            },
-            ["invoiceId"],
-        ),
-        _for_invoice,
-        read_only=True,
-    ),
-    define_tool(
-        "build_payment_run",
-        "Propose (without paying) what to pay: approved or part-paid vendor invoices due within "
-        "the horizon, grouped by vendor, net of payments already in flight.",
-        obj(
-            {
-                "dueWithinDays": integer("Horizon in days from today (default 14).", 0, 365, 14),
-                "vendorId": record_id("vendor", "Only this vendor."),
-                "includeOverdue": flag("Include invoices already overdue (default true).", True),
-            }
-        ),
-        _payment_run,
-        read_only=True,
-    ),
+    *cash_flows.TOOLS,
 ]
 
-__all__ = ["TOOLS", "new_payment"]
+__all__ = ["TOOLS"]

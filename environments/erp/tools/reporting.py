@@ -32,7 +32,7 @@ BLOCKED_INVOICE = ("pending_match", "exception", "disputed")
 
 def _in_window(value: str | None, args: Args) -> bool:
     day_of = str(value or "")[:10]
-    return args.get("fromDate", "") <= day_of <= args.get("toDate", "9999-12-31")
+    return str(args.get("fromDate", "")) <= day_of <= str(args.get("toDate", "9999-12-31"))
 
 
 def _group_totals(rows: Iterable[Row], key: Callable[[Row], str], value: str) -> dict[str, float]:
@@ -78,7 +78,7 @@ def _ap_aging(state: State, args: Args) -> dict[str, Any]:
 
 def _valuation(state: State, args: Args) -> dict[str, Any]:
     group = args.get("groupBy", "warehouse")
-    totals: dict[str, dict[str, float]] = {}
+    totals: dict[str, dict[str, Any]] = {}
     for record in state["inventory"].values():
         product = state["products"][record["productId"]]
         key = record["warehouseId"] if group == "warehouse" else product["category"]
@@ -91,7 +91,7 @@ def _valuation(state: State, args: Args) -> dict[str, Any]:
         "groupBy": group,
         "basis": "standardCost",
         "rows": rows,
-        "totalValue": round2(sum(row["value"] for row in rows)),
+        "totalValue": round2(sum(float(row["value"]) for row in rows)),
     }
 
 

@@ -22,6 +22,7 @@ from silo import Tool, ToolError, define_tool
 from ..domain import stock
 from ..domain.documents import line_of, recompute_so_status
 from ..state import mint_id
+from . import finance
 from .common import acting_user, audit, fetch, filtered, page, require_status, snapshot
 from .schema import (
     acting_on,
@@ -54,6 +55,20 @@ def remaining(line: Any) -> int:
     return max(0, int(line["quantity"]) - int(line["fulfilledQuantity"]))
 
 
+def move_stock(
+    state: State, actor_id: str, so: Any, changes: list[stock.StockChange], reason: str
+) -> None:
+    """Apply ``changes`` for ``so`` through the single stock write path (all or nothing)."""
+    stock.apply_stock_changes(
+        state,
+        changes,
+        actor_id=actor_id,
+        reference_type="sales_order",
+        reference_id=so["id"],
+        reason=reason,
+    )
+
+
 def release_all(state: State, so: dict[str, Any], actor_id: str) -> int:
     """Give back every reservation of ``so``; returns the units released."""
     changes = [
@@ -66,24 +81,14 @@ def release_all(state: State, so: dict[str, Any], actor_id: str) -> int:
         for line in so["lines"]
         if line["reservedQuantity"] > 0
     ]
-    stock.apply_stock_changes(
-        state,
-        changes,
-        actor_id=actor_id,
-        reference_type="sales_order",
-        reference_id=so["id"],
-        reason="reservation released",
-    )
+    move_stock(state, actor_id, so, changes, "reservation released")
     for line in so["lines"]:
         line["reservedQuantity"] = 0
     return sum(-change.reserved for change in changes)
 
 
 def _open_order(state: State, args: Args, verb: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
-    so = fetch(state, "salesOrders", args["salesOrderId"])
-    require_status(so, SHIPPABLE, verb)
-    return so
+    return finance.acted_on(state, args, "salesOrders", "salesOrderId", SHIPPABLE, verb)
 
 
 def _check(state: State, args: Args) -> dict[str, Any]:
@@ -135,14 +140,7 @@ def _reserve(state: State, args: Args) -> dict[str, Any]:
         )
         for line, units in wanted
     ]
-    stock.apply_stock_changes(
-        state,
-        changes,
-        actor_id=args["actorId"],
-        reference_type="sales_order",
-        reference_id=so["id"],
-        reason="reserved for order",
-    )
+    move_stock(state, args["actorId"], so, changes, "reserved for order")
     for line, units in wanted:
         line["reservedQuantity"] = int(line["reservedQuantity"]) + units
     details = {"reserved": {line["id"]: units for line, units in wanted}}
@@ -202,14 +200,7 @@ def _fulfill(state: State, args: Args) -> dict[str, Any]:
                 line["productId"], warehouse_id, on_hand=-units, reserved=-use, kind="shipment"
             )
         )
-    stock.apply_stock_changes(
-        state,
-        changes,
-        actor_id=args["actorId"],
-        reference_type="sales_order",
-        reference_id=so["id"],
-        reason="shipped to customer",
-    )
+    move_stock(state, args["actorId"], so, changes, "shipped to customer")
     for (line, units, _), use in zip(plan, consumed, strict=True):
         line["fulfilledQuantity"] = int(line["fulfilledQuantity"]) + units
         line["reservedQuantity"] = int(line["reservedQuantity"]) - use

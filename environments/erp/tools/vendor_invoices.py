@@ -19,11 +19,10 @@ from typing import Any
 
 from silo import Tool, ToolError, define_tool
 
-from ..domain import approvals
 from ..domain.documents import due_date, is_overdue, line_of, outstanding
 from ..domain.money import round2
 from ..state import add_days, days_between, mint_id, today
-from . import finance, invoice_review, payables
+from . import invoice_review, payables
 from .common import (
     acting_user,
     apply_changes,
@@ -60,6 +59,7 @@ State = dict[str, Any]
 Args = dict[str, Any]
 
 INVOICEABLE_PO = ("approved", "sent", "partially_received", "received")
+CANCELLABLE = (*payables.EDITABLE, "approved")
 
 
 def _view(state: Any, invoice: Any) -> dict[str, Any]:
@@ -227,22 +227,7 @@ def _update_line(state: State, args: Args) -> dict[str, Any]:
 
 
 def _cancel(state: State, args: Args) -> dict[str, Any]:
-    actor_user = acting_user(state, args["actorId"])
-    invoice = fetch(state, "vendorInvoices", args["vendorInvoiceId"])
-    if invoice["status"] in ("paid", "partially_paid", "cancelled", "rejected"):
-        raise ToolError(
-            "invalid_state",
-            f"{invoice['id']} is {invoice['status']} and cannot be cancelled",
-            {"id": invoice["id"], "status": invoice["status"]},
-        )
-    finance.require_no_live_payments(state, invoice, "cancelled")
-    text_reason = non_blank(args["reason"], "reason")
-    approvals.cancel_pending(state, "vendor_invoice", invoice["id"], actor_user["id"], text_reason)
-    payables.shift_invoiced(state, invoice, -1)
-    invoice["status"] = "cancelled"
-    invoice["cancelReason"] = text_reason
-    audit(state, args, "vendor_invoice.cancelled", invoice, {"reason": text_reason})
-    return _view(state, invoice)
+    return invoice_review.close_out(state, args, CANCELLABLE, "cancelled")
 
 
 def _due_soon(state: State, args: Args) -> dict[str, Any]:
