@@ -211,3 +211,36 @@ def test_ids_and_money_helpers() -> None:
     assert (
         money.round2(0.125) == 0.13 and money.round2(2.675) == 2.68 and money.round2(3080.0) == 3080
     )
+
+
+MY_MODULES = (
+    "clock", "vendors", "customers", "products", "inventory", "requisitions", "approvals",
+    "rfqs", "quotations", "purchase_orders", "receiving", "budgets",
+)  # fmt: skip
+
+
+def test_tool_registry_order_and_actor_on_every_write() -> None:
+    names = [tool.name for tool in erp_env().bind_tools(erp_env().create_state())]
+    assert len(names) == len(set(names))
+    position = 0
+    for module_name in MY_MODULES:
+        for tool in erp_module(f"tools.{module_name}").TOOLS:
+            assert names.index(tool.name) >= position, f"{tool.name} is out of registry order"
+            position = names.index(tool.name)
+            schema = tool.input_schema
+            assert schema["additionalProperties"] is False and schema["type"] == "object"
+            if not tool.read_only:
+                assert "actorId" in schema["required"], f"{tool.name} takes no actorId"
+            for prop in schema["properties"].values():
+                assert prop.get("description"), f"{tool.name} has an undescribed property"
+
+
+def test_refusals_leave_no_minted_ids_behind() -> None:
+    erp = ErpCaller()
+    erp.refused("create_purchase_order", "invalid_input", actorId="USR-002", vendorId="VEN-012",
+                quotationId="QUO-006", lines=[{"productId": "PRD-008", "quantity": 1}])  # fmt: skip
+    erp.refused("receive_goods", "invalid_input", actorId="USR-004", purchaseOrderId="PO-202",
+                lines=[{"poLineId": "PO-202-L1", "quantityReceived": 0}])  # fmt: skip
+    erp.refused("create_requisition", "not_found", actorId="USR-004", title="x", budgetId="BUD-002",
+                lines=[{"productId": "PRD-404", "quantity": 1}])  # fmt: skip
+    assert erp.state == erp.initial

@@ -73,6 +73,8 @@ def _full_view(state: Mapping[str, Any], po: Mapping[str, Any]) -> dict[str, Any
 
 def _quoted_lines(state: State, args: Args) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The lines to order and the quotation they were copied from (None for given lines)."""
+    if "quotationId" in args and "lines" in args:
+        raise ToolError("invalid_input", "pass lines or a quotationId to copy them from, not both")
     if "quotationId" not in args:
         if "lines" not in args:
             raise ToolError("invalid_input", "pass lines or a quotationId to copy them from")

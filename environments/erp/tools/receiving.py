@@ -92,7 +92,9 @@ def _planned_lines(po: Mapping[str, Any], args: Args) -> list[tuple[dict[str, An
                 plan.append((line, accepted, rejected))
     if not plan:
         raise ToolError(
-            "invalid_input", f"nothing to receive on {po['id']}; every unit is delivered"
+            "invalid_input",
+            f"nothing to receive on {po['id']}: "
+            + ("the lines given carry no units" if "lines" in args else "every unit is delivered"),
         )
     return plan
 
