@@ -1,4 +1,4 @@
-"""Vendor invoice review: three-way match, approval, rejection, disputes and blockers.
+"""Vendor invoice review: three-way match, approval, rejection and disputes.
 
 Contract: ``run_three_way_match`` stores a ``MATCH`` record of the comparison made by
 :func:`payables.three_way_match` (price tolerance 2 %, quantity 0 % unless given) and moves the
@@ -7,8 +7,8 @@ invoice to ``matched`` (clean) or ``exception``. ``submit_vendor_invoice_for_app
 needs the approver's limit to cover the invoice total (:func:`finance.approve_document`).
 ``reject_vendor_invoice`` and disputes act only before approval; a rejection releases the
 invoiced quantities, a dispute blocks the invoice until ``resolve_vendor_invoice_dispute``
-returns it to ``pending_match``. ``explain_invoice_block`` lists what stops an invoice from
-being approved or paid, each with the tools that fix it. Each mutation appends one audit row.
+returns it to ``pending_match``. :func:`close_out` is the one way an invoice is cancelled or
+rejected. Each mutation appends one audit row.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from silo import Tool, define_tool
 from ..domain import approvals
 from ..state import mint_id, record_audit
 from . import finance, payables
-from .common import audit, fetch, non_blank, page, require_status, sorted_by_id
+from .common import audit, non_blank, page, require_status, sorted_by_id
 from .crud import get_tool
+from .invoice_blocks import FIX_WITH
 from .schema import (
     Schema,
     acting_on,
     actor,
-    by_id,
     listing,
     long_text,
     obj,
@@ -37,15 +37,6 @@ from .schema import (
 
 State = dict[str, Any]
 Args = dict[str, Any]
-
-FIX_WITH = {
-    "quantity_mismatch": ["update_vendor_invoice_line", "receive_goods", "run_three_way_match"],
-    "price_mismatch": ["update_vendor_invoice_line", "run_three_way_match"],
-    "no_receipt": ["receive_goods", "cancel_vendor_invoice", "reject_vendor_invoice"],
-    "no_purchase_order": ["reject_vendor_invoice", "cancel_vendor_invoice"],
-    "unknown_po_line": ["update_vendor_invoice_line", "reject_vendor_invoice"],
-}
-"""The tools that clear each kind of match discrepancy."""
 
 
 def _invoice(state: State, args: Args) -> dict[str, Any]:
@@ -201,70 +192,6 @@ def _resolve(state: State, args: Args) -> dict[str, Any]:
     return finance_view(state, invoice)
 
 
-def _blocker(kind: str, message: str, fix_with: list[str]) -> dict[str, Any]:
-    return {"type": kind, "message": message, "fixWith": fix_with}
-
-
-def _status_blockers(state: State, invoice: Any) -> list[dict[str, Any]]:
-    status = invoice["status"]
-    if status in ("cancelled", "rejected"):
-        return [_blocker(status, f"The invoice is {status}; it can never be approved or paid", [])]
-    if status == "disputed":
-        return [
-            _blocker(
-                "disputed",
-                f"In dispute: {invoice['disputeReason']}",
-                ["resolve_vendor_invoice_dispute"],
-            )
-        ]
-    match = payables.current_match(state, invoice)
-    if match is None:
-        return [_blocker("not_matched", "No current three-way match", ["run_three_way_match"])]
-    if match["status"] != "matched":
-        return [
-            _blocker(problem["type"], problem["message"], FIX_WITH.get(problem["type"], []))
-            for problem in match["discrepancies"]
-        ]
-    return []
-
-
-def _approval_blockers(state: State, invoice: Any) -> list[dict[str, Any]]:
-    if invoice["status"] not in ("matched", "pending_approval"):
-        return []
-    pending = approvals.pending_approval(state, "vendor_invoice", invoice["id"])
-    if pending is None:
-        return [
-            _blocker(
-                "awaiting_approval",
-                "Matched; an authorised user must approve it",
-                ["approve_vendor_invoice", "submit_vendor_invoice_for_approval"],
-            )
-        ]
-    approver = state["users"][pending["approverId"]]
-    fix = ["approve_vendor_invoice"]
-    message = f"Awaiting {pending['id']} by {approver['name']} ({approver['id']})"
-    if not approvals.authorised(approver, float(invoice["total"])):
-        message += f", whose limit {approver['approvalLimit']} is below {invoice['total']}"
-        fix = ["reassign_approval", "approve_vendor_invoice"]
-    return [_blocker("awaiting_approval", message, fix)]
-
-
-def _explain(state: State, args: Args) -> dict[str, Any]:
-    invoice = fetch(state, "vendorInvoices", args["vendorInvoiceId"])
-    blockers = _status_blockers(state, invoice) + _approval_blockers(state, invoice)
-    pending = approvals.pending_approval(state, "vendor_invoice", invoice["id"])
-    return {
-        "vendorInvoiceId": invoice["id"],
-        "status": invoice["status"],
-        "total": invoice["total"],
-        "blocked": bool(blockers),
-        "canBeApproved": invoice["status"] in ("matched", "pending_approval"),
-        "canBePaid": invoice["status"] in ("approved", "partially_paid"),
-        "pendingApprovalId": pending["id"] if pending else None,
-        "blockers": blockers,
-    }
-
-
 def _tolerance(description: str) -> Schema:
     return {"type": "number", "description": description, "minimum": 0, "maximum": 10}
 
@@ -367,14 +294,4 @@ MATCH_TOOLS: list[Tool] = [
     ),
 ]
 
-EXPLAIN_TOOL: Tool = define_tool(
-    "explain_invoice_block",
-    "Why a vendor invoice cannot be approved or paid: each blocker (match discrepancies, "
-    "missing match, dispute, pending approval, an approver without authority) with the tools "
-    "that fix it.",
-    by_id("vendor_invoice", "vendorInvoiceId", "Invoice to explain, e.g. VINV-104."),
-    _explain,
-    read_only=True,
-)
-
-__all__ = ["EXPLAIN_TOOL", "FIX_WITH", "MATCH_TOOLS", "long_text", "sorted_by_id"]
+__all__ = ["MATCH_TOOLS", "close_out"]
