@@ -11,6 +11,7 @@ required checks decide pass/fail, optional ones only move the reward.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from silo import Check, VerifierContext, check, define_verifier, optional
@@ -32,7 +33,14 @@ from .grading import (
     task_entities,
     transfer_movements_since,
 )
-from .verifiers_p2p import P2P_VERIFIERS
+from .verifiers_p2p import (
+    awarded,
+    escalated,
+    price_fixed,
+    procure_to_pay,
+    quantity_fixed,
+    split_shipment,
+)
 from .verifiers_support import (
     World,
     invoice_paid_checks,
@@ -62,21 +70,25 @@ def _vendor_terms(final: World, initial: World, ctx: VerifierContext) -> list[Ch
     ]
 
 
+def _status_with_reason(
+    label: str, record: Mapping[str, Any], status: str, *, reason_required: bool
+) -> list[Check]:
+    """A record put in ``status``, and the non-blank ``statusReason`` recorded with it."""
+    reason = check if reason_required else optional
+    return [
+        check(label, record.get("status") == status, f"status = {show(record.get('status'))}"),
+        reason(
+            "A reason was recorded",
+            has_text(record.get("statusReason")),
+            f"statusReason = {show(record.get('statusReason'))}",
+        ),
+    ]
+
+
 def _vendor_blocked(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
     vendor_id = task_entities(ctx).get("vendorId")
     vendor = row(final, "vendors", vendor_id)
-    return [
-        check(
-            f"{vendor_id} is blocked",
-            vendor.get("status") == "blocked",
-            f"status = {show(vendor.get('status'))}",
-        ),
-        check(
-            "A block reason was recorded",
-            has_text(vendor.get("statusReason")),
-            f"statusReason = {show(vendor.get('statusReason'))}",
-        ),
-    ]
+    return _status_with_reason(f"{vendor_id} is blocked", vendor, "blocked", reason_required=True)
 
 
 def _credit_hold(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
@@ -93,17 +105,9 @@ def _credit_hold(final: World, initial: World, ctx: VerifierContext) -> list[Che
         for inv in large
         if row(final, "customerInvoices", inv["id"]).get("status") == "written_off"
     ]
+    held = f"{debtor_id} (largest overdue balance, {show(balance)}) is on credit hold"
     return [
-        check(
-            f"{debtor_id} (largest overdue balance, {show(balance)}) is on credit hold",
-            customer.get("status") == "credit_hold",
-            f"status = {show(customer.get('status'))}",
-        ),
-        optional(
-            "A reason was recorded",
-            has_text(customer.get("statusReason")),
-            f"statusReason = {show(customer.get('statusReason'))}",
-        ),
+        *_status_with_reason(held, customer, "credit_hold", reason_required=False),
         check(
             "No overdue invoice was written off",
             not written_off,
@@ -393,9 +397,7 @@ def _failed_payment_recovered(final: World, initial: World, ctx: VerifierContext
     ]
 
 
-def _cancelled_order_invoice_closed(
-    final: World, initial: World, ctx: VerifierContext
-) -> list[Check]:
+def _cancelled_order_closed(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
     facts = task_entities(ctx)
     invoice_id, po_id = facts.get("vendorInvoiceId"), facts.get("purchaseOrderId")
     invoice, order = row(final, "vendorInvoices", invoice_id), row(final, "purchaseOrders", po_id)
@@ -429,25 +431,26 @@ def _cancelled_order_invoice_closed(
     ]
 
 
-_OWN: list[tuple[str, str, Any]] = [
-    ("TASK-001", "Vendor payment terms updated", _vendor_terms),
-    ("TASK-002", "Vendor blocked with a reason", _vendor_blocked),
-    ("TASK-003", "Largest overdue debtor placed on credit hold", _credit_hold),
-    ("TASK-004", "Shortage escalated as a requisition, stock untouched", _shortage_requisition),
-    ("TASK-005", "Requisition rejected because the budget cannot cover it", _budget_rejection),
-    ("TASK-006", "Stock rebalanced above the reorder point", _rebalanced),
-    ("TASK-007", "Outstanding delivery received and order completed", _received_balance),
-    ("TASK-008", "Invoice due this week paid in full", _paid_due_this_week),
-    ("TASK-009", "Unapproved purchase order cancelled", _po_cancelled),
-    ("TASK-010", "Shipped order invoiced", _shipment_invoiced),
-    ("TASK-016", "Failed payment recovered and invoice settled", _failed_payment_recovered),
-    ("TASK-018", "Invoice against a cancelled order closed out", _cancelled_order_invoice_closed),
+VERIFIERS = [
+    define_verifier(f"VER-{task[5:]}", task, name, fn)
+    for task, name, fn in [
+        ("TASK-001", "Vendor payment terms updated", _vendor_terms),
+        ("TASK-002", "Vendor blocked with a reason", _vendor_blocked),
+        ("TASK-003", "Largest overdue debtor placed on credit hold", _credit_hold),
+        ("TASK-004", "Shortage escalated as a requisition, stock untouched", _shortage_requisition),
+        ("TASK-005", "Requisition rejected because the budget cannot cover it", _budget_rejection),
+        ("TASK-006", "Stock rebalanced above the reorder point", _rebalanced),
+        ("TASK-007", "Outstanding delivery received and order completed", _received_balance),
+        ("TASK-008", "Invoice due this week paid in full", _paid_due_this_week),
+        ("TASK-009", "Unapproved purchase order cancelled", _po_cancelled),
+        ("TASK-010", "Shipped order invoiced", _shipment_invoiced),
+        ("TASK-011", "Cheapest valid quotation awarded and order raised", awarded),
+        ("TASK-012", "Quantity mismatch corrected and invoice approved", quantity_fixed),
+        ("TASK-013", "Price mismatch corrected to the agreed rate", price_fixed),
+        ("TASK-014", "Order filled from multiple warehouses", split_shipment),
+        ("TASK-015", "Requisition escalated and approved by an authorised user", escalated),
+        ("TASK-016", "Failed payment recovered and invoice settled", _failed_payment_recovered),
+        ("TASK-017", "Full procure-to-pay cycle completed", procure_to_pay),
+        ("TASK-018", "Invoice against a cancelled order closed out", _cancelled_order_closed),
+    ]
 ]
-
-
-def _registry() -> list[Any]:
-    specs = sorted([*_OWN, *P2P_VERIFIERS], key=lambda spec: spec[0])
-    return [define_verifier(f"VER-{task[5:]}", task, name, fn) for task, name, fn in specs]
-
-
-VERIFIERS = _registry()

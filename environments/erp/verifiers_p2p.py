@@ -3,8 +3,8 @@
 Contract: as in ``verifiers.py``: state-only checks of ``(final, initial, context)``; what a task
 expects is derived from the initial world — the cheapest valid quotation of an RFQ, the quantity
 actually received on an over-billed line, the agreed PO price of a mis-priced line, the ordered
-quantity of a sales order line — never written into the check. ``P2P_VERIFIERS`` lists
-``(task id, name, check function)`` for ``verifiers.py`` to register.
+quantity of a sales order line — never written into the check. ``verifiers.py`` registers
+these check functions with the others.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 from silo import Check, VerifierContext, check, optional
 
+from .domain.documents import quotation_is_valid
 from .domain.money import TAX_RATE, round2
 from .grading import (
     amount,
@@ -30,15 +31,17 @@ from .grading import (
 )
 from .verifiers_support import World, row
 
-__all__ = ["P2P_VERIFIERS"]
+__all__ = [
+    "awarded",
+    "escalated",
+    "price_fixed",
+    "procure_to_pay",
+    "quantity_fixed",
+    "split_shipment",
+]
 
 Row = Mapping[str, Any]
-_DEAD_QUOTES = ("rejected", "expired")
 _DEAD_INVOICES = ("cancelled", "rejected")
-
-
-def _day(value: Any) -> str:
-    return str(value or "")[:10]
 
 
 def _quotes(world: World, rfq_id: Any) -> list[Row]:
@@ -48,17 +51,12 @@ def _quotes(world: World, rfq_id: Any) -> list[Row]:
     )
 
 
-def _valid(world: World, quote: Row) -> bool:
-    return quote.get("status") not in _DEAD_QUOTES and _day(quote.get("validUntil")) >= _day(
-        world.get("now")
-    )
-
-
-def _awarded(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+def awarded(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+    """TASK-011: the cheapest valid quotation won, and an approved, unsent PO carries its lines."""
     facts = task_entities(ctx)
     rfq_id = facts.get("rfqId")
     quotes = _quotes(initial, rfq_id)
-    winner = next((q for q in quotes if _valid(initial, q)), {})
+    winner = next((q for q in quotes if quotation_is_valid(initial, q)), {})
     cheapest = quotes[0] if quotes else {}
     rfq = row(final, "rfqs", rfq_id)
     won = row(final, "quotations", winner.get("id"))
@@ -155,7 +153,8 @@ def _approved_after_match(final: World, invoice_id: str) -> list[Check]:
     ]
 
 
-def _quantity_fixed(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+def quantity_fixed(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+    """TASK-012: the over-billed line bills what was received, re-matched and approved."""
     invoice_id = str(task_entities(ctx).get("vendorInvoiceId"))
     before = row(initial, "vendorInvoices", invoice_id)
     po_id = before.get("purchaseOrderId")
@@ -197,7 +196,8 @@ def _quantity_fixed(final: World, initial: World, ctx: VerifierContext) -> list[
     ]
 
 
-def _price_fixed(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+def price_fixed(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+    """TASK-013: the mis-priced line is at the agreed PO price, re-matched and approved."""
     invoice_id = str(task_entities(ctx).get("vendorInvoiceId"))
     before = row(initial, "vendorInvoices", invoice_id)
     po_id = before.get("purchaseOrderId")
@@ -240,7 +240,8 @@ def _price_fixed(final: World, initial: World, ctx: VerifierContext) -> list[Che
     ]
 
 
-def _split_shipment(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+def split_shipment(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+    """TASK-014: the order shipped in full from several warehouses, with no transfer first."""
     facts = task_entities(ctx)
     so_id, product = facts.get("salesOrderId"), str(facts.get("productId"))
     sites: Sequence[str] = facts.get("warehouseIds") or ()
@@ -288,7 +289,8 @@ def _split_shipment(final: World, initial: World, ctx: VerifierContext) -> list[
     ]
 
 
-def _escalated(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+def escalated(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+    """TASK-015: approved by someone whose limit covers it, at the value it had."""
     facts = task_entities(ctx)
     req_id = facts.get("requisitionId")
     requisition = row(final, "requisitions", req_id)
@@ -330,7 +332,8 @@ def _escalated(final: World, initial: World, ctx: VerifierContext) -> list[Check
     ]
 
 
-def _procure_to_pay(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+def procure_to_pay(final: World, initial: World, ctx: VerifierContext) -> list[Check]:
+    """TASK-017: requisition, order, receipt, invoice and payment all completed."""
     facts = task_entities(ctx)
     product, vendor = facts.get("productId"), facts.get("vendorId")
     quantity, price = facts.get("quantity"), facts.get("unitPrice")
@@ -401,13 +404,3 @@ def _procure_to_pay(final: World, initial: World, ctx: VerifierContext) -> list[
             f"status = {show(invoice.get('status'))}, completed payments = {show(paid)}",
         ),
     ]
-
-
-P2P_VERIFIERS: list[tuple[str, str, Any]] = [
-    ("TASK-011", "Cheapest valid quotation awarded and order raised", _awarded),
-    ("TASK-012", "Quantity mismatch corrected and invoice approved", _quantity_fixed),
-    ("TASK-013", "Price mismatch corrected to the agreed rate", _price_fixed),
-    ("TASK-014", "Order filled from multiple warehouses", _split_shipment),
-    ("TASK-015", "Requisition escalated and approved by an authorised user", _escalated),
-    ("TASK-017", "Full procure-to-pay cycle completed", _procure_to_pay),
-]
