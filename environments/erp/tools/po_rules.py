@@ -21,6 +21,7 @@ INVOICES_BY_PO = Index("vendorInvoices", "purchaseOrderId")
 DISCREPANCIES_BY_RECEIPT = Index("receivingDiscrepancies", "goodsReceiptId")
 
 SETTLED_INVOICE = ("paid", "cancelled", "rejected")
+PO_ID = "Id of the purchase order, e.g. PO-202."
 
 
 def po_in_status(

@@ -19,9 +19,9 @@ from typing import Any
 from silo import Tool, ToolError, define_tool
 
 from ..domain import approvals, budgets
-from ..domain.documents import due_date, is_late
 from ..domain.money import round2
 from ..state import add_days, mint_id, today
+from . import po_reads
 from .common import (
     acting_user,
     active_user,
@@ -29,46 +29,27 @@ from .common import (
     audit,
     changes,
     fetch,
-    filtered,
     non_blank,
-    page,
     snapshot,
 )
-from .crud import list_tool, search_tool
 from .lines import line_schema, product_lines, reprice
-from .po_rules import INVOICES_BY_PO, RECEIPTS_BY_PO, open_invoices, po_in_status
+from .po_rules import PO_ID, open_invoices, po_in_status
 from .rfq_rules import eligible_vendor
 from .schema import (
-    PO_STATUSES,
     acting_on,
     actor,
-    by_id,
-    choice,
     day,
-    listing,
     long_text,
     obj,
     reason,
     record_id,
 )
-from .views import po_view
 
 State = dict[str, Any]
 Args = dict[str, Any]
 
 RECEIVING_DEFAULTS = {"receivedQuantity": 0, "rejectedQuantity": 0, "invoicedQuantity": 0}
 UPDATABLE = ("lines", "warehouseId", "expectedDeliveryDate", "budgetId", "notes")
-
-
-def _full_view(state: Mapping[str, Any], po: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        **po_view(state, po),
-        "goodsReceiptIds": [r["id"] for r in RECEIPTS_BY_PO.rows(state, po["id"])],
-        "vendorInvoiceIds": [i["id"] for i in INVOICES_BY_PO.rows(state, po["id"])],
-        "pendingApprovalId": (
-            approvals.pending_approval(state, "purchase_order", po["id"]) or {}
-        ).get("id"),
-    }
 
 
 def _quoted_lines(state: State, args: Args) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -162,7 +143,7 @@ def _create_purchase_order(state: State, args: Args) -> dict[str, Any]:
     state["purchaseOrders"][po["id"]] = po
     audit(state, args, "purchase_order.created", po, {"requisitionId": po["requisitionId"],
         "quotationId": po["quotationId"], "commitmentTakenOver": moved})  # fmt: skip
-    return snapshot(_full_view(state, po))
+    return snapshot(po_reads.full_view(state, po))
 
 
 def _update_purchase_order(state: State, args: Args) -> dict[str, Any]:
@@ -184,7 +165,7 @@ def _update_purchase_order(state: State, args: Args) -> dict[str, Any]:
     audit(
         state, args, "purchase_order.updated", po, {k: v for k, v in diff.items() if k != "lines"}
     )
-    return snapshot(_full_view(state, po))
+    return snapshot(po_reads.full_view(state, po))
 
 
 def _submit_purchase_order_for_approval(state: State, args: Args) -> dict[str, Any]:
@@ -205,7 +186,7 @@ def _submit_purchase_order_for_approval(state: State, args: Args) -> dict[str, A
     po["status"] = "pending_approval"
     audit(state, args, "purchase_order.submitted", po, {"approvalId": approval["id"]})
     return {
-        **snapshot(_full_view(state, po)),
+        **snapshot(po_reads.full_view(state, po)),
         "approvalId": approval["id"],
         "approverId": approver["id"],
     }
@@ -242,7 +223,7 @@ def _decide(state: State, args: Args, approve: bool) -> dict[str, Any]:
         po["approvedBy"] = decider["id"]
     audit(state, args, f"purchase_order.{po['status']}", po, {"approvalId": approval["id"],
         "committedAmount": po["committedAmount"]})  # fmt: skip
-    return snapshot(_full_view(state, po))
+    return snapshot(po_reads.full_view(state, po))
 
 
 def _approve_purchase_order(state: State, args: Args) -> dict[str, Any]:
@@ -259,7 +240,7 @@ def _send_purchase_order(state: State, args: Args) -> dict[str, Any]:
     po["status"] = "sent"
     po["sentAt"] = state["now"]
     audit(state, args, "purchase_order.sent", po)
-    return snapshot(_full_view(state, po))
+    return snapshot(po_reads.full_view(state, po))
 
 
 def _cancel_purchase_order(state: State, args: Args) -> dict[str, Any]:
@@ -277,7 +258,7 @@ def _cancel_purchase_order(state: State, args: Args) -> dict[str, Any]:
     po["cancelReason"] = text_reason
     audit(state, args, "purchase_order.cancelled", po, {"reason": text_reason,
         "released": released, "approvalCancelled": cancelled})  # fmt: skip
-    return snapshot(_full_view(state, po))
+    return snapshot(po_reads.full_view(state, po))
 
 
 def _close_purchase_order(state: State, args: Args) -> dict[str, Any]:
@@ -303,71 +284,9 @@ def _close_purchase_order(state: State, args: Args) -> dict[str, Any]:
     released = budgets.release(state, po)
     po["status"] = "closed"
     audit(state, args, "purchase_order.closed", po, {"released": released})
-    return snapshot(_full_view(state, po))
+    return snapshot(po_reads.full_view(state, po))
 
 
-def _list_open_purchase_order_lines(state: State, args: Args) -> dict[str, Any]:
-    pos = filtered(state["purchaseOrders"].values(), args, ("vendorId", "warehouseId"))
-    rows = [
-        {"purchaseOrderId": po["id"], "vendorId": po["vendorId"], "warehouseId": po["warehouseId"],
-         "expectedDeliveryDate": po["expectedDeliveryDate"], "isLate": view["isLate"], **line}
-        for po in pos
-        if po["status"] in ("sent", "partially_received")
-        for view in (po_view(state, po),)
-        for line in view["lines"]
-        if line["outstandingQuantity"] > 0 and args.get("productId", line["productId"]) == line["productId"]
-    ]  # fmt: skip
-    return page(rows, args)
-
-
-def _list_overdue_purchase_orders(state: State, args: Args) -> dict[str, Any]:
-    rows = [
-        po
-        for po in filtered(state["purchaseOrders"].values(), args, ("vendorId",))
-        if is_late(state, po)
-    ]
-    return page(rows, args, lambda po: po_view(state, po))
-
-
-def _get_purchase_order_budget_impact(state: State, args: Args) -> dict[str, Any]:
-    po = fetch(state, "purchaseOrders", args["purchaseOrderId"])
-    budget = budgets.budget_of(state, po["budgetId"])
-    still_needed = (
-        0
-        if po["status"] not in ("draft", "pending_approval")
-        else round2(po["subtotal"] - po["committedAmount"])
-    )
-    return {
-        "purchaseOrderId": po["id"],
-        "subtotal": po["subtotal"],
-        "committedAmount": po["committedAmount"],
-        "toCommitOnApproval": still_needed,
-        **budgets.availability(budget, still_needed),
-    }
-
-
-def _get_purchase_order_payment_due_date(state: State, args: Args) -> dict[str, Any]:
-    po = fetch(state, "purchaseOrders", args["purchaseOrderId"])
-    terms = state["vendors"][po["vendorId"]]["paymentTerms"]
-    invoices = sorted(INVOICES_BY_PO.rows(state, po["id"]), key=lambda i: i["id"])
-    receipts = sorted(RECEIPTS_BY_PO.rows(state, po["id"]), key=lambda r: r["receivedAt"])
-    if invoices:
-        basis, start = "invoice", invoices[-1]["invoiceDate"]
-    elif receipts:
-        basis, start = "receipt", receipts[-1]["receivedAt"]
-    else:
-        basis, start = "expected_delivery", po["expectedDeliveryDate"]
-    return {
-        "purchaseOrderId": po["id"],
-        "paymentTerms": terms,
-        "basis": basis,
-        "basisDate": start[:10],
-        "dueDate": due_date(start, terms),
-        "invoiceDueDates": {i["id"]: i["dueDate"] for i in invoices},
-    }
-
-
-PO_ID = "Id of the purchase order, e.g. PO-202."
 PO = record_id("purchase_order", PO_ID)
 ORDER_FIELDS = {
     "warehouseId": record_id("warehouse", "Delivery warehouse (default WH-001)."),
@@ -377,43 +296,7 @@ ORDER_FIELDS = {
 }
 
 TOOLS: list[Tool] = [
-    list_tool(
-        "list_purchase_orders",
-        "List purchase orders, optionally by status, vendor, budget or warehouse.",
-        "purchaseOrders",
-        {
-            "status": choice(PO_STATUSES, "Only POs in this status."),
-            "vendorId": record_id("vendor", "Only this vendor's POs."),
-            "budgetId": record_id("budget", "Only POs drawing on this budget."),
-            "warehouseId": record_id("warehouse", "Only POs delivering here."),
-        },
-        view=po_view,
-    ),
-    search_tool(
-        "search_purchase_orders",
-        "Find POs whose id, vendor id, notes, requisition, quotation or line products contain "
-        "the query.",
-        "purchaseOrders",
-        lambda po: (
-            po["id"],
-            po["vendorId"],
-            po["notes"],
-            po["requisitionId"],
-            po["quotationId"],
-            *(line["productId"] for line in po["lines"]),
-        ),  # fmt: skip
-        view=po_view,
-    ),
-    define_tool(
-        "get_purchase_order",
-        "One PO with outstanding and uninvoiced units per line, its receipts, invoices and any "
-        "pending approval.",
-        by_id("purchase_order", "purchaseOrderId", PO_ID),
-        lambda state, args: snapshot(
-            _full_view(state, fetch(state, "purchaseOrders", args["purchaseOrderId"]))
-        ),
-        read_only=True,
-    ),
+    *po_reads.LOOKUPS,
     define_tool(
         "create_purchase_order",
         "Create a draft PO for an active, unblocked vendor, from lines or by copying an "
@@ -504,41 +387,5 @@ TOOLS: list[Tool] = [
         acting_on("purchase_order", "purchaseOrderId", PO_ID),
         _close_purchase_order,
     ),
-    define_tool(
-        "list_open_purchase_order_lines",
-        "Lines of sent or partly received POs still awaiting delivery, by vendor, warehouse or "
-        "product.",
-        listing(
-            {
-                "vendorId": record_id("vendor", "Only this vendor."),
-                "warehouseId": record_id("warehouse", "Only deliveries to this warehouse."),
-                "productId": record_id("product", "Only lines of this product."),
-            }
-        ),
-        _list_open_purchase_order_lines,
-        read_only=True,
-    ),
-    define_tool(
-        "list_overdue_purchase_orders",
-        "Sent or partly received POs whose expected delivery date has passed.",
-        listing({"vendorId": record_id("vendor", "Only this vendor.")}),
-        _list_overdue_purchase_orders,
-        read_only=True,
-    ),
-    define_tool(
-        "get_purchase_order_budget_impact",
-        "How a PO draws on its budget: subtotal, what it already holds, what approval would "
-        "commit and whether the headroom covers it.",
-        by_id("purchase_order", "purchaseOrderId", PO_ID),
-        _get_purchase_order_budget_impact,
-        read_only=True,
-    ),
-    define_tool(
-        "get_purchase_order_payment_due_date",
-        "When payment for a PO falls due under the vendor's terms (from the latest invoice, "
-        "else receipt, else expected delivery).",
-        by_id("purchase_order", "purchaseOrderId", PO_ID),
-        _get_purchase_order_payment_due_date,
-        read_only=True,
-    ),
+    *po_reads.ANALYSES,
 ]
