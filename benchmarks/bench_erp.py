@@ -224,7 +224,7 @@ def main() -> None:
         seconds, calls = rollout_seconds(env, 3 if args.quick else 50, write)
         label = "artifacts written" if write else "in memory"
         report.figure(f"task017:{label}", {"medianMs": median(seconds) * 1e3, "toolCalls": calls})
-        rows.append([label, calls, ms(median(seconds)), ms(p90(seconds))])
+        rows.append([label, str(calls), ms(median(seconds)), ms(p90(seconds))])
     report.print_table(
         ["TASK-017 solver rollout", "tool calls", "median ms", "p90 ms"],
         rows,

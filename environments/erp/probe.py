@@ -66,5 +66,4 @@ def agent(inp: Any) -> dict[str, str]:
 
 
 def _price(line: dict[str, Any]) -> float:
-    price = line.get("unitPrice")
-    return float(price["amount"] if isinstance(price, dict) else price)
+    return float(line.get("unitPrice") or 0)

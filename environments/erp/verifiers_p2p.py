@@ -18,6 +18,7 @@ from .domain.documents import quotation_is_valid
 from .domain.money import TAX_RATE, round2
 from .grading import (
     amount,
+    approvals_for,
     completed_payments_for,
     latest_match_for,
     line_for,
@@ -294,16 +295,10 @@ def escalated(final: World, initial: World, ctx: VerifierContext) -> list[Check]
     facts = task_entities(ctx)
     req_id = facts.get("requisitionId")
     requisition = row(final, "requisitions", req_id)
-    deciding = next(
-        (
-            a
-            for a in (final.get("approvals") or {}).values()
-            if a.get("entityType") == "requisition"
-            and a.get("entityId") == req_id
-            and a.get("status") == "approved"
-        ),
-        {},
-    )
+    approved = [
+        a for a in approvals_for(final, "requisition", req_id) if a.get("status") == "approved"
+    ]
+    deciding: Row = approved[0] if approved else {}
     decider = deciding.get("decidedBy")
     limit = row(final, "users", decider).get("approvalLimit")
     value = amount(requisition.get("estimatedTotal"))
@@ -355,7 +350,7 @@ def procure_to_pay(final: World, initial: World, ctx: VerifierContext) -> list[C
         for gr in (final.get("goodsReceipts") or {}).values()
         if order and gr.get("purchaseOrderId") == order.get("id") and gr.get("status") == "posted"
     ]
-    invoice = next(
+    invoice: Row = next(
         (
             inv
             for inv in sorted(
