@@ -61,7 +61,7 @@ def _order_lines(state: State, so: Any, given: list[Args] | None) -> list[dict[s
     if not wanted:
         raise ToolError(
             "invalid_state",
-            f"everything shipped on {so['id']} is already billed; see list_customer_invoices",
+            f"{so['id']} has nothing shipped and not yet billed; see list_uninvoiced_shipments",
             {"id": so["id"]},
         )
     built = []

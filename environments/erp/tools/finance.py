@@ -112,11 +112,15 @@ def aging_bucket(days_late: int) -> str:
 
 
 def money_figures(state: Mapping[str, Any], invoice: Row) -> dict[str, Any]:
-    """The derived money fields every invoice view shows."""
+    """The derived money fields every invoice view shows, with the payments on the invoice."""
     return {
         "outstanding": outstanding(invoice),
         "isOverdue": is_overdue(state, invoice),
         "daysOverdue": days_overdue(state, invoice),
+        "payments": [
+            {"id": p["id"], "status": p["status"], "amount": p["amount"]}
+            for p in payments_for(state, invoice["id"])
+        ],
     }
 
 

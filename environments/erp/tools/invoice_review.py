@@ -20,7 +20,7 @@ from silo import Tool, define_tool
 from ..domain import approvals
 from ..state import mint_id, record_audit
 from . import finance, payables
-from .common import audit, non_blank, page, require_status, sorted_by_id
+from .common import audit, non_blank, page, require_status, snapshot, sorted_by_id
 from .crud import get_tool
 from .invoice_blocks import FIX_WITH
 from .schema import (
@@ -67,7 +67,7 @@ def _run_match(state: State, args: Args) -> dict[str, Any]:
     record_audit(
         state, args["actorId"], "three_way_match.run", "vendor_invoice", invoice["id"], details
     )
-    return {**match, "vendorInvoiceStatus": invoice["status"], "total": invoice["total"]}
+    return snapshot({**match, "vendorInvoiceStatus": invoice["status"], "total": invoice["total"]})
 
 
 def finance_view(state: State, invoice: Any) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from silo import Index, ToolError
 
 from ..domain.money import round2
 from . import finance
-from .common import name_of
+from .common import name_of, snapshot
 
 __all__ = [
     "EDITABLE",
@@ -229,18 +229,16 @@ def require_passing_match(state: Mapping[str, Any], invoice: Row, verb: str) -> 
 def vendor_invoice_view(state: Mapping[str, Any], invoice: Row) -> dict[str, Any]:
     """An invoice with vendor name, current match, latest approval, payments and balances."""
     approval = finance.latest_approval(state, "vendor_invoice", invoice["id"])
-    return {
-        **invoice,
-        "vendorName": name_of(state, "vendors", invoice["vendorId"]),
-        **finance.money_figures(state, invoice),
-        "match": current_match(state, invoice),
-        "approval": approval,
-        "payments": [
-            {"id": p["id"], "status": p["status"], "amount": p["amount"]}
-            for p in finance.payments_for(state, invoice["id"])
-        ],
-        "inFlight": finance.in_flight(state, invoice["id"]),
-    }
+    return snapshot(
+        {
+            **invoice,
+            "vendorName": name_of(state, "vendors", invoice["vendorId"]),
+            **finance.money_figures(state, invoice),
+            "match": current_match(state, invoice),
+            "approval": approval,
+            "inFlight": finance.in_flight(state, invoice["id"]),
+        }
+    )
 
 
 def total_billed(invoice: Row) -> float:

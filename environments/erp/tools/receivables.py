@@ -18,7 +18,7 @@ from ..domain.documents import is_overdue, outstanding
 from ..domain.money import round2
 from ..state import today
 from . import finance, parties
-from .common import name_of, page, sorted_by_id
+from .common import name_of, page, snapshot, sorted_by_id
 from .sales_orders import INVOICES_BY_ORDER
 from .schema import listing, money, obj, record_id
 
@@ -30,15 +30,13 @@ OPEN = ("issued", "partially_paid")
 
 def customer_invoice_view(state: Any, invoice: Any) -> dict[str, Any]:
     """A customer invoice with customer name, balance, lateness and payments."""
-    return {
-        **invoice,
-        "customerName": name_of(state, "customers", invoice["customerId"]),
-        **finance.money_figures(state, invoice),
-        "payments": [
-            {"id": p["id"], "status": p["status"], "amount": p["amount"]}
-            for p in finance.payments_for(state, invoice["id"])
-        ],
-    }
+    return snapshot(
+        {
+            **invoice,
+            "customerName": name_of(state, "customers", invoice["customerId"]),
+            **finance.money_figures(state, invoice),
+        }
+    )
 
 
 def billed_units(state: Any, so_id: str, so_line_id: str) -> int:
