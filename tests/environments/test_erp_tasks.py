@@ -383,3 +383,59 @@ def test_task017_needs_the_allocation_raised_before_approval() -> None:
     )
     assert codes(result) == [None, None, None, "limit_exceeded", None, None]
     assert result.result["agentOutput"][2]["output"]["shortfall"] == 680
+
+
+# --- wrong agents fail the check that names their mistake ---------------------------------
+
+
+def _call(inp: Any, name: str, args: dict[str, Any]) -> Any:
+    result = inp.call_tool(name, args)
+    assert not result["isError"], result["output"]
+    return result["output"]
+
+
+def transfers_then_ships(inp: Any) -> dict[str, str]:
+    move = {"productId": "PRD-003", "fromWarehouseId": "WH-002", "toWarehouseId": "WH-001"}
+    _call(inp, "transfer_inventory", {"actorId": "USR-004", **move, "quantity": 55})
+    line = {"lineId": "SO-307-L1", "quantity": 150, "warehouseId": "WH-001"}
+    ship = {"actorId": "USR-004", "salesOrderId": "SO-307", "lines": [line]}
+    _call(inp, "fulfill_sales_order", ship)
+    return {"output": "shipped"}
+
+
+def raises_the_budget_and_approves(inp: Any) -> dict[str, str]:
+    _call(inp, "update_budget", {"actorId": "USR-008", "budgetId": "BUD-004", "allocated": 25500})
+    _call(inp, "approve_requisition", {"actorId": "USR-003", "requisitionId": "PR-002"})
+    return {"output": "approved"}
+
+
+def awards_a_dearer_valid_quotation(inp: Any) -> dict[str, str]:
+    _call(inp, "accept_quotation", {"actorId": "USR-002", "quotationId": "QUO-004"})
+    return {"output": "awarded QUO-004"}
+
+
+@pytest.mark.parametrize(
+    "task,agent,failed",
+    [
+        ("TASK-014", transfers_then_ships, {"No stock was transferred between warehouses first"}),
+        (
+            "TASK-005",
+            raises_the_budget_and_approves,
+            {"PR-002 was rejected, not approved", "No budget was committed"},
+        ),
+        (
+            "TASK-011",
+            awards_a_dearer_valid_quotation,
+            {
+                "RFQ-002 was awarded to QUO-006, the cheapest valid quotation",
+                "A purchase order was raised on VEN-012",
+                "It carries the quoted quantities and prices",
+                "It is approved but not yet sent",
+            },
+        ),
+    ],
+)
+def test_wrong_agent_fails(task: str, agent: Any, failed: set[str]) -> None:
+    result = run(task, agent)
+    assert not result.passed and result.result["toolErrors"] == 0
+    assert set(result.result["failedRequired"]) == failed
