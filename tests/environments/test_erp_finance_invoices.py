@@ -3,7 +3,7 @@ correction, approval authority, rejection, disputes and cancellation."""
 
 from __future__ import annotations
 
-from tests.environments.erp_helpers import ErpCaller
+from tests.environments.erp_helpers import ErpCaller, erp_tools
 
 CLERK, AP_MANAGER, CONTROLLER = "USR-006", "USR-007", "USR-008"
 
@@ -333,3 +333,61 @@ def test_invoices_with_live_payments_cannot_be_cancelled() -> None:
         vendorInvoiceId="VINV-107",
         reason="oops",
     )
+
+
+REGISTRY = {
+    "vendor invoices": (
+        "list_vendor_invoices search_vendor_invoices get_vendor_invoice create_vendor_invoice "
+        "run_three_way_match get_three_way_match list_invoice_discrepancies "
+        "submit_vendor_invoice_for_approval approve_vendor_invoice reject_vendor_invoice "
+        "dispute_vendor_invoice resolve_vendor_invoice_dispute update_vendor_invoice_line "
+        "cancel_vendor_invoice list_invoices_due_soon list_overdue_vendor_invoices "
+        "explain_invoice_block"
+    ),
+    "payments": (
+        "list_payments get_payment create_vendor_payment submit_payment_for_approval "
+        "approve_payment complete_payment fail_payment retry_failed_payment cancel_payment "
+        "record_customer_payment list_payments_for_invoice build_payment_run"
+    ),
+    "sales orders": (
+        "list_sales_orders search_sales_orders get_sales_order create_sales_order "
+        "update_sales_order confirm_sales_order check_sales_order_stock "
+        "reserve_sales_order_stock release_sales_order_stock fulfill_sales_order "
+        "mark_fulfillment_delivered list_fulfillments cancel_sales_order "
+        "list_unfulfilled_sales_orders"
+    ),
+    "customer invoices": (
+        "list_customer_invoices search_customer_invoices get_customer_invoice "
+        "create_customer_invoice issue_customer_invoice cancel_customer_invoice "
+        "write_off_customer_invoice list_overdue_customer_invoices list_receivables_by_customer "
+        "get_ar_aging list_uninvoiced_shipments"
+    ),
+    "expenses": (
+        "list_expenses get_expense create_expense submit_expense approve_expense reject_expense "
+        "pay_expense list_expenses_awaiting_action"
+    ),
+}
+
+
+def test_finance_and_sales_tools_sit_in_the_reference_registry_order() -> None:
+    names = list(erp_tools())
+    for domain, expected in REGISTRY.items():
+        wanted = expected.split()
+        start = names.index(wanted[0])
+        assert names[start : start + len(wanted)] == wanted, domain
+    assert names.index("explain_invoice_block") + 1 == names.index("list_payments")
+    assert names.index("list_expenses_awaiting_action") + 1 == names.index("list_budgets")
+
+
+def test_outputs_are_detached_from_the_world() -> None:
+    erp = ErpCaller()
+    shown = erp_tools()["get_vendor_invoice"].run(erp.state, {"vendorInvoiceId": "VINV-104"})
+    shown["lines"][0]["quantity"] = 1
+    shown["match"]["discrepancies"].clear()
+    matched = erp_tools()["run_three_way_match"].run(
+        erp.state, {"actorId": CLERK, "vendorInvoiceId": "VINV-104"}
+    )
+    matched["goodsReceiptIds"].clear()
+    assert erp.state["vendorInvoices"]["VINV-104"]["lines"][0]["quantity"] == 300
+    assert erp.state["threeWayMatches"]["MATCH-004"]["discrepancies"]
+    assert erp.state["threeWayMatches"][matched["id"]]["goodsReceiptIds"] == ["GR-003"]
