@@ -295,3 +295,45 @@ def test_requisition_and_quotation_reads() -> None:
     assert (quote["isValid"], quote["daysUntilExpiry"], quote["total"]) == (False, -6, 6970)
     erp.refused("get_requisition", "not_found", requisitionId="PR-404")
     assert erp.state == erp.initial
+
+
+def test_remaining_write_refusals() -> None:
+    erp = ErpCaller()
+    erp.refused(
+        "submit_requisition",
+        "invalid_state",
+        actorId="USR-011",
+        requisitionId="PR-002",
+        approverId="USR-003",
+    )
+    erp.refused(
+        "submit_requisition",
+        "not_found",
+        actorId="USR-004",
+        requisitionId="PR-004",
+        approverId="USR-404",
+    )
+    erp.refused(
+        "add_approval_note", "invalid_input", actorId="USR-006", approvalId="APR-017", text="   "
+    )
+    erp.refused(
+        "add_approval_note", "not_found", actorId="USR-006", approvalId="APR-404", text="note"
+    )
+    erp.refused("create_rfq", "invalid_state", actorId="USR-002", title="Wrenches",
+                lines=[{"productId": "PRD-022", "quantity": 5}])  # fmt: skip
+    erp.refused("create_rfq", "forbidden", actorId="USR-002", title="Drills",
+                lines=[{"productId": "PRD-019", "quantity": 5}], vendorIds=["VEN-011"])  # fmt: skip
+    erp.refused("close_rfq", "invalid_state", actorId="USR-002", rfqId="RFQ-004")
+    erp.refused("expire_quotations", "not_found", actorId="USR-404")
+    erp.refused("advance_clock", "not_found", actorId="USR-404", days=1)
+    erp.refused(
+        "create_budget",
+        "not_found",
+        actorId="USR-008",
+        name="New",
+        departmentId="DEPT-LAB",
+        allocated=1,
+    )
+    erp.refused("search_vendors", "invalid_input", query="   ")
+    assert not erp.accepts("list_vendors", status="unknown")
+    assert not erp.accepts("get_vendor", vendorId="VEN-002", extra=1)
