@@ -126,7 +126,7 @@ _LIST = list_tool(
 )
 _SEARCH = search_tool(
     "search_vendor_invoices",
-    "Find vendor invoices whose id, vendor invoice number, vendor name or PO id contains the "
+    "Find vendor invoices whose id, vendor invoice number, vendor id or PO id contains the "
     "query.",
     "vendorInvoices",
     lambda inv: (inv["id"], inv["vendorInvoiceNumber"], inv["purchaseOrderId"], inv["vendorId"]),
