@@ -17,6 +17,8 @@ from silo import Tool, ToolError, define_tool
 
 from ..domain import approvals as rules
 from .common import (
+    Args,
+    State,
     acting_user,
     active_user,
     audit,
@@ -41,9 +43,6 @@ from .schema import (
     record_id,
     text,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def approval_view(state: Mapping[str, Any], approval: Mapping[str, Any]) -> dict[str, Any]:

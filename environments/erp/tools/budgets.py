@@ -20,6 +20,8 @@ from ..domain import budgets as rules
 from ..domain.money import round2
 from ..state import mint_id, now_instant
 from .common import (
+    Args,
+    State,
     acting_user,
     active_user,
     apply_changes,
@@ -47,9 +49,6 @@ from .schema import (
     text,
 )
 from .views import budget_view
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 DRAWING = (
     ("requisitions", "requisition"),

@@ -16,11 +16,8 @@ from silo import Tool, ToolError, define_tool
 
 from ..domain.documents import is_late, is_overdue, quotation_is_valid
 from ..state import now_instant, record_audit, set_now, today
-from .common import acting_user
+from .common import Args, State, acting_user
 from .schema import INSTANT_PATTERN, actor, integer, no_input, obj
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def _overdue_ids(state: State) -> list[str]:

@@ -14,11 +14,19 @@ from typing import Any
 
 from silo import Tool, define_tool
 
-from .common import contains, fetch, filtered, page, search_term, snapshot, sorted_by_id
+from .common import (
+    Args,
+    State,
+    contains,
+    fetch,
+    filtered,
+    page,
+    search_term,
+    snapshot,
+    sorted_by_id,
+)
 from .schema import Schema, by_id, listing, searching
 
-State = dict[str, Any]
-Args = dict[str, Any]
 Row = Mapping[str, Any]
 ViewFn = Callable[[Mapping[str, Any], Row], Mapping[str, Any]]
 Predicate = Callable[[State, Args, Row], bool]

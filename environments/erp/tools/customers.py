@@ -15,7 +15,7 @@ from silo import Tool, define_tool
 
 from ..domain.money import round2
 from . import parties
-from .common import fetch, snapshot
+from .common import Args, State, fetch, snapshot
 from .crud import get_tool, list_tool, search_tool
 from .schema import (
     CUSTOMER_STATUSES,
@@ -31,9 +31,6 @@ from .schema import (
     text,
 )
 from .vendors import contact_fields
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 UPDATABLE = ("paymentTerms", "creditLimit")
 

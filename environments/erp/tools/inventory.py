@@ -16,7 +16,7 @@ from silo import Tool, define_tool
 
 from ..domain import stock
 from . import stock_moves
-from .common import fetch, filtered, page
+from .common import Args, State, fetch, filtered, page
 from .crud import get_tool, list_tool
 from .schema import (
     MOVEMENT_TYPES,
@@ -29,9 +29,6 @@ from .schema import (
 )
 from .stock_moves import PLACE, stock_record
 from .views import stock_view
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def _warehouse_totals(state: Mapping[str, Any], warehouse: Mapping[str, Any]) -> dict[str, Any]:

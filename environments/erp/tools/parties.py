@@ -20,10 +20,7 @@ from silo import Index, ToolError
 from ..domain.documents import CLOSED_INVOICE_STATUSES, is_overdue, outstanding
 from ..domain.money import round2
 from ..state import mint_id
-from .common import acting_user, apply_changes, audit, fetch, non_blank, require_status
-
-State = dict[str, Any]
-Args = dict[str, Any]
+from .common import Args, State, acting_user, apply_changes, audit, fetch, non_blank, require_status
 
 CONTACT_FIELDS = {"contactName": "name", "contactEmail": "email", "contactPhone": "phone"}
 

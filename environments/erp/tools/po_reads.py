@@ -16,14 +16,11 @@ from silo import Tool, define_tool
 from ..domain import approvals, budgets
 from ..domain.documents import due_date, is_late
 from ..domain.money import round2
-from .common import fetch, filtered, page, snapshot
+from .common import Args, State, fetch, filtered, page, snapshot
 from .crud import list_tool, search_tool
 from .po_rules import INVOICES_BY_PO, PO_ID, RECEIPTS_BY_PO
 from .schema import PO_STATUSES, by_id, choice, listing, record_id
 from .views import po_view
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def full_view(state: Mapping[str, Any], po: Mapping[str, Any]) -> dict[str, Any]:

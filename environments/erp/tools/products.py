@@ -18,7 +18,17 @@ from silo import Tool, ToolError, define_tool
 from ..domain import stock
 from ..domain.money import round2
 from ..state import mint_id
-from .common import acting_user, apply_changes, audit, changes, fetch, non_blank, snapshot
+from .common import (
+    Args,
+    State,
+    acting_user,
+    apply_changes,
+    audit,
+    changes,
+    fetch,
+    non_blank,
+    snapshot,
+)
 from .crud import get_tool, list_tool, search_tool
 from .schema import (
     PRODUCT_STATUSES,
@@ -35,9 +45,6 @@ from .schema import (
     text,
 )
 from .views import stock_view
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 UPDATABLE = (
     "name",

@@ -23,6 +23,8 @@ from ..domain.money import round2
 from ..state import add_days, mint_id, today
 from . import po_reads
 from .common import (
+    Args,
+    State,
     acting_user,
     active_user,
     apply_changes,
@@ -44,9 +46,6 @@ from .schema import (
     reason,
     record_id,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 RECEIVING_DEFAULTS = {"receivedQuantity": 0, "rejectedQuantity": 0, "invoicedQuantity": 0}
 UPDATABLE = ("lines", "warehouseId", "expectedDeliveryDate", "budgetId", "notes")

@@ -19,7 +19,7 @@ from silo import Tool, ToolError, define_tool
 
 from ..domain.documents import quotation_is_valid
 from ..state import mint_id, today
-from .common import acting_user, audit, fetch, non_blank, require_status, snapshot
+from .common import Args, State, acting_user, audit, fetch, non_blank, require_status, snapshot
 from .crud import get_tool, list_tool
 from .lines import reprice
 from .rfq_rules import eligible_vendor, quotations_of
@@ -39,9 +39,6 @@ from .schema import (
     record_id,
 )
 from .views import quotation_view
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def _is_valid(state: Any, args: Args, quotation: Any) -> bool:

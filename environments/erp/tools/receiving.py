@@ -22,6 +22,8 @@ from ..domain.documents import is_late, line_of, recompute_po_status
 from ..domain.stock import StockChange
 from ..state import mint_id
 from .common import (
+    Args,
+    State,
     acting_user,
     audit,
     fetch,
@@ -49,9 +51,6 @@ from .schema import (
     reason,
     record_id,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def _outstanding(line: Mapping[str, Any]) -> int:

@@ -21,6 +21,8 @@ from ..domain import approvals, budgets
 from ..domain.approvals import APPROVALS_BY_ENTITY
 from ..state import add_days, mint_id, today
 from .common import (
+    Args,
+    State,
     acting_user,
     active_user,
     apply_changes,
@@ -51,9 +53,6 @@ from .schema import (
     text,
 )
 from .views import requisition_view
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 UPDATABLE = ("title", "justification", "neededBy", "budgetId", "lines")
 

@@ -14,10 +14,7 @@ from typing import Any
 from silo import Index, ToolError
 
 from ..state import add_days, mint_id, today
-from .common import audit, fetch
-
-State = dict[str, Any]
-Args = dict[str, Any]
+from .common import Args, State, audit, fetch
 
 QUOTATIONS_BY_RFQ = Index("quotations", "rfqId")
 

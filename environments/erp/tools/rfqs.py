@@ -13,7 +13,17 @@ from typing import Any
 
 from silo import Tool, ToolError, define_tool
 
-from .common import acting_user, audit, fetch, non_blank, page, require_status, snapshot
+from .common import (
+    Args,
+    State,
+    acting_user,
+    audit,
+    fetch,
+    non_blank,
+    page,
+    require_status,
+    snapshot,
+)
 from .crud import list_tool
 from .lines import product_lines
 from .rfq_rules import invitable_vendors, new_rfq, quotations_of
@@ -34,9 +44,6 @@ from .schema import (
     text,
 )
 from .views import quotation_view
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def _rfq(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:

@@ -18,13 +18,9 @@ from silo import Tool, ToolError, define_tool
 from ..domain import stock
 from ..domain.stock import StockChange
 from ..state import mint_id, record_audit
-from .common import acting_user, fetch, snapshot
+from .common import Args, State, acting_user, fetch, snapshot
 from .schema import actor, choice, integer, obj, quantity, reason, record_id
 from .views import stock_view
-
-State = dict[str, Any]
-Args = dict[str, Any]
-
 
 PLACE = {
     "productId": record_id("product", "Id of the product, e.g. PRD-010."),

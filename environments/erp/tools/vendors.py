@@ -14,7 +14,7 @@ from typing import Any
 from silo import Tool, define_tool
 
 from . import parties
-from .common import fetch, snapshot
+from .common import Args, State, fetch, snapshot
 from .crud import get_tool, list_tool, search_tool
 from .schema import (
     TERMS,
@@ -31,9 +31,6 @@ from .schema import (
     record_id,
     text,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 UPDATABLE = ("paymentTerms", "leadTimeDays", "preferred")
 
