@@ -31,7 +31,7 @@ from .common import (
 )
 from .crud import get_tool, list_tool, search_tool
 from .lines import product_lines, reprice
-from .receivables import OPEN, billed_units, customer_invoice_view, unbilled
+from .receivables import OPEN, billed_units, customer_invoice_view, shown, unbilled
 from .schema import (
     CUSTOMER_INVOICE_STATUSES,
     acting_on,
@@ -132,7 +132,7 @@ def _create(state: State, args: Args) -> dict[str, Any]:
     audit(
         state, args, "customer_invoice.created", invoice, {"salesOrderId": invoice["salesOrderId"]}
     )
-    return customer_invoice_view(state, invoice)
+    return shown(state, invoice)
 
 
 def _fully_billed(state: State, so: Any) -> bool:
@@ -157,7 +157,7 @@ def _issue(state: State, args: Args) -> dict[str, Any]:
     if so is not None and so["status"] == "fulfilled" and _fully_billed(state, so):
         so["status"] = "invoiced"
     audit(state, args, "customer_invoice.issued", invoice, {"dueDate": invoice["dueDate"]})
-    return customer_invoice_view(state, invoice)
+    return shown(state, invoice)
 
 
 def _cancel(state: State, args: Args) -> dict[str, Any]:
@@ -171,7 +171,7 @@ def _cancel(state: State, args: Args) -> dict[str, Any]:
     if so is not None and so["status"] == "invoiced":
         so["status"] = "fulfilled"
     audit(state, args, "customer_invoice.cancelled", invoice, {"reason": note})
-    return customer_invoice_view(state, invoice)
+    return shown(state, invoice)
 
 
 def _write_off(state: State, args: Args) -> dict[str, Any]:
@@ -182,7 +182,7 @@ def _write_off(state: State, args: Args) -> dict[str, Any]:
     invoice["status"] = "written_off"
     invoice["writeOffReason"] = note
     audit(state, args, "customer_invoice.written_off", invoice, {"amount": owed, "reason": note})
-    return customer_invoice_view(state, invoice)
+    return shown(state, invoice)
 
 
 _CUSTOMER = record_id("customer", "Only this customer.")

@@ -161,7 +161,7 @@ def _create(state: State, args: Args) -> dict[str, Any]:
         invoice,
         {"purchaseOrderId": invoice["purchaseOrderId"]},
     )
-    return payables.vendor_invoice_view(state, invoice)
+    return payables.shown(state, invoice)
 
 
 def _line_item() -> dict[str, Any]:

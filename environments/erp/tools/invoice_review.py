@@ -71,8 +71,8 @@ def _run_match(state: State, args: Args) -> dict[str, Any]:
 
 
 def finance_view(state: State, invoice: Any) -> dict[str, Any]:
-    """The invoice as tools show it."""
-    return payables.vendor_invoice_view(state, invoice)
+    """The invoice as a mutating tool returns it (a detached copy)."""
+    return payables.shown(state, invoice)
 
 
 def _discrepancies(state: State, args: Args) -> dict[str, Any]:

@@ -12,7 +12,9 @@ Contract:
   billed by other invoices (beyond the quantity tolerance), billing above the PO price beyond
   the price tolerance. Messages format money with two decimals (``86.00``, ``4.88%``).
 * :func:`vendor_invoice_view` is how every tool shows an invoice: stored fields plus vendor
-  name, current match, latest approval, payments and the money figures.
+  name, current match, latest approval, payments and the money figures. It shares nested
+  parts with the state (listings copy once, when they page); :func:`shown` is the detached
+  copy mutating tools return.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ __all__ = [
     "shift_invoiced",
     "three_way_match",
     "tolerances",
+    "shown",
     "vendor_invoice_view",
 ]
 
@@ -229,16 +232,19 @@ def require_passing_match(state: Mapping[str, Any], invoice: Row, verb: str) -> 
 def vendor_invoice_view(state: Mapping[str, Any], invoice: Row) -> dict[str, Any]:
     """An invoice with vendor name, current match, latest approval, payments and balances."""
     approval = finance.latest_approval(state, "vendor_invoice", invoice["id"])
-    return snapshot(
-        {
-            **invoice,
-            "vendorName": name_of(state, "vendors", invoice["vendorId"]),
-            **finance.money_figures(state, invoice),
-            "match": current_match(state, invoice),
-            "approval": approval,
-            "inFlight": finance.in_flight(state, invoice["id"]),
-        }
-    )
+    return {
+        **invoice,
+        "vendorName": name_of(state, "vendors", invoice["vendorId"]),
+        **finance.money_figures(state, invoice),
+        "match": current_match(state, invoice),
+        "approval": approval,
+        "inFlight": finance.in_flight(state, invoice["id"]),
+    }
+
+
+def shown(state: Mapping[str, Any], invoice: Row) -> dict[str, Any]:
+    """A detached copy of the view, for tools that return the invoice they changed."""
+    return snapshot(vendor_invoice_view(state, invoice))
 
 
 def total_billed(invoice: Row) -> float:

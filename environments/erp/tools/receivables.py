@@ -30,13 +30,16 @@ OPEN = ("issued", "partially_paid")
 
 def customer_invoice_view(state: Any, invoice: Any) -> dict[str, Any]:
     """A customer invoice with customer name, balance, lateness and payments."""
-    return snapshot(
-        {
-            **invoice,
-            "customerName": name_of(state, "customers", invoice["customerId"]),
-            **finance.money_figures(state, invoice),
-        }
-    )
+    return {
+        **invoice,
+        "customerName": name_of(state, "customers", invoice["customerId"]),
+        **finance.money_figures(state, invoice),
+    }
+
+
+def shown(state: Any, invoice: Any) -> dict[str, Any]:
+    """A detached copy of the view, for tools that return the invoice they changed."""
+    return snapshot(customer_invoice_view(state, invoice))
 
 
 def billed_units(state: Any, so_id: str, so_line_id: str) -> int:
@@ -172,4 +175,4 @@ TOOLS: list[Tool] = [
     ),
 ]
 
-__all__ = ["OPEN", "TOOLS", "billed_units", "customer_invoice_view", "unbilled"]
+__all__ = ["OPEN", "TOOLS", "billed_units", "customer_invoice_view", "shown", "unbilled"]

@@ -79,7 +79,7 @@ def _update_line(state: State, args: Args) -> dict[str, Any]:
     invoice["matchId"] = None
     invoice["status"] = "pending_match"
     audit(state, args, "vendor_invoice.line_updated", invoice, {"lineId": line["id"], **diff})
-    return _view(state, invoice)
+    return payables.shown(state, invoice)
 
 
 def _cancel(state: State, args: Args) -> dict[str, Any]:
@@ -126,8 +126,7 @@ _LIST = list_tool(
 )
 _SEARCH = search_tool(
     "search_vendor_invoices",
-    "Find vendor invoices whose id, vendor invoice number, vendor id or PO id contains the "
-    "query.",
+    "Find vendor invoices whose id, vendor invoice number, vendor id or PO id contains the query.",
     "vendorInvoices",
     lambda inv: (inv["id"], inv["vendorInvoiceNumber"], inv["purchaseOrderId"], inv["vendorId"]),
     view=_view,
