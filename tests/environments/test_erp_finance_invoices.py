@@ -391,3 +391,11 @@ def test_outputs_are_detached_from_the_world() -> None:
     assert erp.state["vendorInvoices"]["VINV-104"]["lines"][0]["quantity"] == 300
     assert erp.state["threeWayMatches"]["MATCH-004"]["discrepancies"]
     assert erp.state["threeWayMatches"][matched["id"]]["goodsReceiptIds"] == ["GR-003"]
+
+
+def test_get_three_way_match_reads_the_stored_record() -> None:
+    erp = ErpCaller()
+    match = erp("get_three_way_match", matchId="MATCH-003")
+    assert (match["vendorInvoiceId"], match["status"]) == ("VINV-103", "failed")
+    assert match["discrepancies"][0]["type"] == "price_mismatch"
+    erp.refused("get_three_way_match", "not_found", matchId="MATCH-099")

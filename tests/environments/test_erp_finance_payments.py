@@ -244,3 +244,10 @@ def test_expense_with_a_named_approver_is_decided_by_that_user() -> None:
     erp.refused("approve_expense", "forbidden", actorId=CONTROLLER, expenseId="EXP-004")
     approved = erp("approve_expense", actorId="USR-003", expenseId="EXP-004")
     assert approved["status"] == "approved"
+
+
+def test_get_expense_and_refusals_for_unknown_records() -> None:
+    erp = ErpCaller()
+    assert erp("get_expense", expenseId="EXP-005")["rejectionReason"].startswith("Client dinner")
+    erp.refused("get_expense", "not_found", expenseId="EXP-099")
+    erp.refused("pay_expense", "not_found", actorId="USR-099", expenseId="EXP-003")

@@ -299,3 +299,24 @@ def test_overdue_receivables_aging_and_write_off_authority() -> None:
     found = erp("search_customer_invoices", query="so-308")
     assert [row["id"] for row in found["results"]] == ["CINV-407"]
     assert erp("get_customer_invoice", customerInvoiceId="CINV-402")["outstanding"] == 4603.2
+
+
+def test_sales_order_and_customer_invoice_reads() -> None:
+    erp = ErpCaller()
+    confirmed = erp("list_sales_orders", status="confirmed")
+    assert [row["id"] for row in confirmed["results"]] == ["SO-304", "SO-307"]
+    assert [row["id"] for row in erp("list_sales_orders", customerId="CUS-003")["results"]] == [
+        "SO-303",
+        "SO-308",
+    ]
+    assert [row["id"] for row in erp("search_sales_orders", query="cpo-9306")["results"]] == [
+        "SO-306"
+    ]
+    order = erp("get_sales_order", salesOrderId="SO-306")
+    assert order["customerName"] == "Keystone Rail Services"
+    assert (order["fulfillmentIds"], order["invoiceIds"]) == (["FUL-002"], [])
+    assert order["lines"][0]["remainingQuantity"] == 0
+    erp.refused("get_sales_order", "not_found", salesOrderId="SO-999")
+    unpaid = erp("list_customer_invoices", customerId="CUS-003", status="issued")
+    assert [row["id"] for row in unpaid["results"]] == ["CINV-403", "CINV-407"]
+    assert all(row["isOverdue"] for row in unpaid["results"])
