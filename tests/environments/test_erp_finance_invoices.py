@@ -399,3 +399,10 @@ def test_get_three_way_match_reads_the_stored_record() -> None:
     assert (match["vendorInvoiceId"], match["status"]) == ("VINV-103", "failed")
     assert match["discrepancies"][0]["type"] == "price_mismatch"
     erp.refused("get_three_way_match", "not_found", matchId="MATCH-099")
+
+
+def test_an_invoice_on_a_cancelled_order_is_flagged_for_closing() -> None:
+    erp = ErpCaller()
+    blockers = erp("explain_invoice_block", vendorInvoiceId="VINV-106")["blockers"]
+    assert [b["type"] for b in blockers] == ["purchase_order_cancelled", "not_matched"]
+    assert blockers[0]["fixWith"] == ["cancel_vendor_invoice", "reject_vendor_invoice"]

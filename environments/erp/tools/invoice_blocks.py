@@ -1,7 +1,7 @@
 """Why a vendor invoice cannot move on: ``explain_invoice_block``.
 
 Contract: read-only. A blocker is ``{type, message, fixWith}``: the invoice's status (cancelled,
-rejected, disputed), a missing current match, each discrepancy of a failed match (with the
+rejected, disputed), a cancelled purchase order behind it, a missing current match, each discrepancy of a failed match (with the
 tools in :data:`FIX_WITH`) and, for a matched invoice, the approval it waits for (including an
 approver whose limit is below the total, to be fixed with ``reassign_approval``). The answer
 also says whether the invoice can be approved or paid now and names its pending approval.
@@ -47,15 +47,29 @@ def _status_blockers(state: State, invoice: Any) -> list[dict[str, Any]]:
                 ["resolve_vendor_invoice_dispute"],
             )
         ]
+    found = _order_blockers(state, invoice)
     match = payables.current_match(state, invoice)
     if match is None:
-        return [_blocker("not_matched", "No current three-way match", ["run_three_way_match"])]
-    if match["status"] != "matched":
-        return [
+        found.append(_blocker("not_matched", "No current three-way match", ["run_three_way_match"]))
+    elif match["status"] != "matched":
+        found.extend(
             _blocker(problem["type"], problem["message"], FIX_WITH.get(problem["type"], []))
             for problem in match["discrepancies"]
-        ]
-    return []
+        )
+    return found
+
+
+def _order_blockers(state: State, invoice: Any) -> list[dict[str, Any]]:
+    """A billed purchase order that was cancelled: such an invoice should be closed out."""
+    po = payables.purchase_order_of(state, invoice)
+    if po is None or po["status"] != "cancelled":
+        return []
+    message = f"{po['id']} was cancelled ({po.get('cancelReason')}); nothing more will arrive"
+    return [
+        _blocker(
+            "purchase_order_cancelled", message, ["cancel_vendor_invoice", "reject_vendor_invoice"]
+        )
+    ]
 
 
 def _approval_blockers(state: State, invoice: Any) -> list[dict[str, Any]]:
