@@ -112,8 +112,8 @@ def _explain(state: State, args: Args) -> dict[str, Any]:
 EXPLAIN_TOOL: Tool = define_tool(
     "explain_invoice_block",
     "Why a vendor invoice cannot be approved or paid: each blocker (match discrepancies, "
-    "missing match, dispute, pending approval, an approver without authority) with the tools "
-    "that fix it.",
+    "missing match, cancelled order, dispute, pending approval, an approver without authority) "
+    "with the tools that fix it.",
     by_id("vendor_invoice", "vendorInvoiceId", "Invoice to explain, e.g. VINV-104."),
     _explain,
     read_only=True,
