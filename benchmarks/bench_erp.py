@@ -70,12 +70,18 @@ def load_seconds(name: str, runs: int, cache: Path | None) -> tuple[list[float],
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(cache)
     command = [PYTHON, "-c", _LOAD_CHILD, str(ROOT), name]
+
+    def child() -> str:
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"loading {name} failed in a fresh process:\n{done.stderr[-2000:]}")
+        return done.stdout
+
     if cache is not None:
-        subprocess.run(command, env=env, capture_output=True, check=True)  # warm the cache
+        child()  # warm the cache
     imports, loads = [], []
     for _ in range(runs):
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-        first, second = done.stdout.split()
+        first, second = child().split()
         imports.append(float(first))
         loads.append(float(second))
     return imports, loads
@@ -207,14 +213,25 @@ def main() -> None:
 
     pairs = call_overheads(env, 50 if args.quick else 2000)
     rows = []
+    state, by_name = env.create_state(), {t.name: t for t in env.bind_tools(env.create_state())}
     for name, (via, direct) in pairs.items():
+        size = len(json.dumps(by_name[name].run(state, dict(CALLS)[name]), separators=(",", ":")))
         diff = [a - b for a, b in zip(via, direct, strict=True)]
         report.figure(
             f"overhead:{name}", {"medianUs": median(diff) * 1e6, "p90Us": p90(diff) * 1e6}
         )
-        rows.append([name, us(median(via)), us(median(direct)), us(median(diff)), us(p90(diff))])
+        rows.append(
+            [
+                name,
+                f"{size:,}",
+                us(median(via)),
+                us(median(direct)),
+                us(median(diff)),
+                us(p90(diff)),
+            ]
+        )
     report.print_table(
-        ["tool", "call_tool µs", "tool.run µs", "overhead µs", "overhead p90 µs"],
+        ["tool", "output B", "call_tool µs", "tool.run µs", "overhead µs", "overhead p90 µs"],
         rows,
         "per-call overhead on ERP calls (engine call minus direct run, paired)",
     )
