@@ -14,11 +14,8 @@ from typing import Any
 
 from silo import Tool, define_tool
 
-from .common import fetch, page, snapshot
+from .common import Args, State, fetch, page, snapshot
 from .schema import INSTANT_PATTERN, integer, listing, obj, record_id, text
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def _newest_first(state: State) -> list[dict[str, Any]]:

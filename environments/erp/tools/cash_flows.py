@@ -20,7 +20,7 @@ from ..domain.documents import apply_payment, outstanding
 from ..domain.money import round2
 from ..state import add_days, mint_id, today
 from . import finance
-from .common import audit, fetch, page, snapshot
+from .common import Args, State, audit, fetch, page, snapshot
 from .schema import (
     PAYMENT_METHODS,
     actor,
@@ -33,9 +33,6 @@ from .schema import (
     record_id,
     text,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 METHOD = choice(PAYMENT_METHODS, "How the money moves (default bank_transfer).")
 

@@ -23,6 +23,8 @@ from ..domain.money import round2
 from ..state import mint_id, today
 from . import finance, receivables
 from .common import (
+    Args,
+    State,
     acting_user,
     audit,
     fetch,
@@ -47,9 +49,6 @@ from .schema import (
     reason,
     record_id,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def _order_lines(state: State, so: Any, given: list[Args] | None) -> list[dict[str, Any]]:

@@ -22,6 +22,8 @@ from ..state import mint_id, today
 from . import finance
 from .cash_flows import new_payment
 from .common import (
+    Args,
+    State,
     acting_user,
     active_user,
     audit,
@@ -47,9 +49,6 @@ from .schema import (
     record_id,
     text,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 CATEGORIES = ("travel", "mileage", "meals", "lodging", "training", "supplies", "other")
 NEXT_STEP = {

@@ -26,7 +26,7 @@ from ..domain import approvals
 from ..domain.documents import is_overdue, outstanding
 from ..domain.money import round2
 from ..state import days_between, today
-from .common import acting_user, fetch, require_status
+from .common import State, acting_user, fetch, require_status
 
 __all__ = [
     "AGING_BUCKETS",
@@ -47,7 +47,6 @@ __all__ = [
     "total_of",
 ]
 
-State = dict[str, Any]
 Row = Mapping[str, Any]
 
 IN_FLIGHT = ("draft", "pending_approval", "approved")

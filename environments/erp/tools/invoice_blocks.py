@@ -15,11 +15,8 @@ from silo import Tool, define_tool
 
 from ..domain import approvals
 from . import payables
-from .common import fetch
+from .common import Args, State, fetch
 from .schema import by_id
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 FIX_WITH = {
     "quantity_mismatch": ["update_vendor_invoice_line", "receive_goods", "run_three_way_match"],

@@ -19,12 +19,9 @@ from ..domain.documents import due_date, line_of
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import payables
-from .common import acting_user, audit, fetch, non_blank, parse_day
+from .common import Args, State, acting_user, audit, fetch, non_blank, parse_day
 from .lines import product_lines, reprice
 from .schema import actor, amount, day, line_id, lines, long_text, obj, quantity, record_id, text
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 INVOICEABLE_PO = ("approved", "sent", "partially_received", "received")
 

@@ -20,7 +20,7 @@ from silo import Tool, define_tool
 from ..domain import approvals
 from ..state import mint_id, record_audit
 from . import finance, payables
-from .common import audit, non_blank, page, require_status, snapshot, sorted_by_id
+from .common import Args, State, audit, non_blank, page, require_status, snapshot, sorted_by_id
 from .crud import get_tool
 from .invoice_blocks import FIX_WITH
 from .schema import (
@@ -34,9 +34,6 @@ from .schema import (
     record_id,
     text,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def _invoice(state: State, args: Args) -> dict[str, Any]:

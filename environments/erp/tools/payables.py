@@ -26,7 +26,7 @@ from silo import Index, ToolError
 
 from ..domain.money import round2
 from . import finance
-from .common import name_of, snapshot
+from .common import State, name_of, snapshot
 
 __all__ = [
     "EDITABLE",
@@ -42,7 +42,6 @@ __all__ = [
     "vendor_invoice_view",
 ]
 
-State = dict[str, Any]
 Row = Mapping[str, Any]
 
 MATCHES_BY_INVOICE = Index("threeWayMatches", "vendorInvoiceId")

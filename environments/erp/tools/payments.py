@@ -22,7 +22,7 @@ from ..domain.documents import apply_payment, outstanding
 from ..domain.money import round2
 from . import cash_flows, finance
 from .cash_flows import INVOICE_COLLECTIONS, METHOD, new_payment
-from .common import acting_user, audit, fetch, non_blank, require_status, snapshot
+from .common import Args, State, acting_user, audit, fetch, non_blank, require_status, snapshot
 from .crud import get_tool, list_tool
 from .schema import (
     PAYMENT_METHODS,
@@ -38,9 +38,6 @@ from .schema import (
     record_id,
     text,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 
 def _payable_invoice(state: State, invoice_id: str, wanted: float | None) -> tuple[Any, float]:

@@ -18,12 +18,9 @@ from ..domain.documents import is_overdue, outstanding
 from ..domain.money import round2
 from ..state import today
 from . import finance, parties
-from .common import name_of, page, snapshot, sorted_by_id
+from .common import Args, State, name_of, page, snapshot, sorted_by_id
 from .sales_orders import INVOICES_BY_ORDER
 from .schema import listing, money, obj, record_id
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 OPEN = ("issued", "partially_paid")
 

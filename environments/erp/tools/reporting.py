@@ -18,11 +18,9 @@ from ..domain.documents import CLOSED_INVOICE_STATUSES, is_late, is_overdue, out
 from ..domain.money import round2
 from ..state import add_days, today
 from . import finance, payables
-from .common import name_of, sorted_by_id
+from .common import Args, State, name_of, sorted_by_id
 from .schema import choice, day, integer, no_input, obj
 
-State = dict[str, Any]
-Args = dict[str, Any]
 Row = Mapping[str, Any]
 
 COMMITTED_PO = ("approved", "sent", "partially_received", "received", "closed")

@@ -20,6 +20,8 @@ from silo import Index, Tool, ToolError, define_tool
 from ..state import mint_id, today
 from . import shipping
 from .common import (
+    Args,
+    State,
     acting_user,
     apply_changes,
     audit,
@@ -49,9 +51,6 @@ from .schema import (
     record_id,
     text,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 FULFILLMENTS_BY_ORDER = Index("fulfillments", "salesOrderId")
 INVOICES_BY_ORDER = Index("customerInvoices", "salesOrderId")

@@ -23,7 +23,7 @@ from ..domain import stock
 from ..domain.documents import line_of, recompute_so_status
 from ..state import mint_id
 from . import finance
-from .common import acting_user, audit, fetch, filtered, page, require_status, snapshot
+from .common import Args, State, acting_user, audit, fetch, filtered, page, require_status, snapshot
 from .schema import (
     acting_on,
     actor,
@@ -37,9 +37,6 @@ from .schema import (
     record_id,
     text,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 SHIPPABLE = ("confirmed", "partially_fulfilled")
 FULFILLMENT_STATUSES = ("shipped", "delivered")

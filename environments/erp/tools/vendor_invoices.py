@@ -22,6 +22,8 @@ from ..domain.money import round2
 from ..state import add_days, days_between, today
 from . import invoice_blocks, invoice_intake, invoice_review, payables
 from .common import (
+    Args,
+    State,
     acting_user,
     apply_changes,
     audit,
@@ -46,9 +48,6 @@ from .schema import (
     reason,
     record_id,
 )
-
-State = dict[str, Any]
-Args = dict[str, Any]
 
 CANCELLABLE = (*payables.EDITABLE, "approved")
 
