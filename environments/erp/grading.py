@@ -7,7 +7,8 @@ the facts a task file states (:func:`task_entities`), the rows a run created
 completed payments (:func:`completed_payments_for`), the latest three-way match of an invoice
 (:func:`latest_match_for`), whether a free-text field holds something (:func:`has_text`), and
 how a value reads in a check's detail (:func:`show`: whole floats without ``.0``, ``None`` as
-``null``, like the reference's baselines).
+``null``, like the reference's baselines) and the common "record is in status X" check
+(:func:`status_check`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from silo import VerifierContext
+from silo import Check, VerifierContext, check, optional
 
 from .domain.money import round2
 from .domain.stock import stock_of
@@ -32,6 +33,7 @@ __all__ = [
     "on_hand",
     "same_money",
     "show",
+    "status_check",
     "task_entities",
     "transfer_movements_since",
 ]
@@ -64,6 +66,13 @@ def show(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def status_check(label: str, record: Row, *statuses: str, required: bool = True) -> Check:
+    """A check that ``record``'s status is one of ``statuses``, naming the status it has."""
+    status = record.get("status")
+    make = check if required else optional
+    return make(label, status in statuses, f"status = {show(status)}")
 
 
 def has_text(value: Any) -> bool:

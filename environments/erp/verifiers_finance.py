@@ -24,6 +24,7 @@ from .grading import (
     new_rows,
     same_money,
     show,
+    status_check,
     task_entities,
 )
 from .verifiers_support import World, invoice_paid_checks, invoices_due_within, row
@@ -58,10 +59,8 @@ def budget_rejection(final: World, initial: World, ctx: VerifierContext) -> list
     was = amount(row(initial, "budgets", facts.get("budgetId")).get("committed"))
     notes = approval.get("notes") or ()
     return [
-        check(
-            f"{facts.get('requisitionId')} was rejected, not approved",
-            requisition.get("status") == "rejected",
-            f"status = {show(requisition.get('status'))}",
+        status_check(
+            f"{facts.get('requisitionId')} was rejected, not approved", requisition, "rejected"
         ),
         optional(
             "The approval records the rejection",
@@ -100,11 +99,7 @@ def po_cancelled(final: World, initial: World, ctx: VerifierContext) -> list[Che
     committed = amount(row(final, "budgets", budget_id).get("committed"))
     was = amount(row(initial, "budgets", budget_id).get("committed"))
     return [
-        check(
-            f"{po_id} is cancelled",
-            order.get("status") == "cancelled",
-            f"status = {show(order.get('status'))}",
-        ),
+        status_check(f"{po_id} is cancelled", order, "cancelled"),
         check(
             "A cancellation reason was recorded",
             has_text(order.get("cancelReason")),
@@ -139,8 +134,6 @@ def shipment_invoiced(final: World, initial: World, ctx: VerifierContext) -> lis
         )
     )
     line = (lines_of(invoice) or [{}])[0]
-    status = (invoice or {}).get("status")
-    so_status = row(final, "salesOrders", so_id).get("status")
     return [
         check(
             f"An invoice was raised against {so_id}",
@@ -152,18 +145,23 @@ def shipment_invoiced(final: World, initial: World, ctx: VerifierContext) -> lis
             invoice is not None and line.get("quantity") == first_shipped,
             f"quantity = {show(line.get('quantity'))}",
         ),
-        check(
+        status_check(
             "The invoice was issued, not left in draft",
-            status in ("issued", "paid", "partially_paid"),
-            f"status = {show(status)}",
+            invoice or {},
+            "issued",
+            "paid",
+            "partially_paid",
         ),
         optional(
             "Invoice value matches what shipped",
             invoice is not None and same_money(invoice.get("subtotal"), shipped_value),
             f"subtotal = {show((invoice or {}).get('subtotal'))} (expected {show(shipped_value)})",
         ),
-        optional(
-            f"{so_id} is marked invoiced", so_status == "invoiced", f"status = {show(so_status)}"
+        status_check(
+            f"{so_id} is marked invoiced",
+            row(final, "salesOrders", so_id),
+            "invoiced",
+            required=False,
         ),
     ]
 
@@ -213,16 +211,8 @@ def cancelled_order_closed(final: World, initial: World, ctx: VerifierContext) -
     received = sum(line.get("receivedQuantity") or 0 for line in lines_of(order))
     log = list(final.get("auditLog") or ())[len(initial.get("auditLog") or ()) :]
     return [
-        check(
-            f"{invoice_id} can no longer be paid",
-            invoice.get("status") in ("cancelled", "rejected"),
-            f"status = {show(invoice.get('status'))}",
-        ),
-        optional(
-            f"{po_id} is still cancelled",
-            order.get("status") == "cancelled",
-            f"status = {show(order.get('status'))}",
-        ),
+        status_check(f"{invoice_id} can no longer be paid", invoice, "cancelled", "rejected"),
+        status_check(f"{po_id} is still cancelled", order, "cancelled", required=False),
         optional(
             f"Nothing was received against {po_id}",
             received == 0,

@@ -14,7 +14,16 @@ from typing import Any
 from silo import Check, VerifierContext, check, optional
 
 from .domain.money import TAX_RATE, round2
-from .grading import amount, latest_match_for, line_for, lines_of, same_money, show, task_entities
+from .grading import (
+    amount,
+    latest_match_for,
+    line_for,
+    lines_of,
+    same_money,
+    show,
+    status_check,
+    task_entities,
+)
 from .verifiers_support import World, row
 
 Row = Mapping[str, Any]
@@ -48,11 +57,7 @@ def _approved_after_match(final: World, invoice_id: str) -> list[Check]:
             match.get("status") == "matched",
             f"match {show(match.get('id'))} = {show(match.get('status'))}",
         ),
-        check(
-            "The invoice is approved",
-            invoice.get("status") in ("approved", "paid"),
-            f"status = {show(invoice.get('status'))}",
-        ),
+        status_check("The invoice is approved", invoice, "approved", "paid"),
     ]
 
 

@@ -25,6 +25,7 @@ from .grading import (
     on_hand,
     same_money,
     show,
+    status_check,
     task_entities,
     transfer_movements_since,
 )
@@ -139,10 +140,8 @@ def split_shipment(final: World, initial: World, ctx: VerifierContext) -> list[C
             wanted is not None and line.get("fulfilledQuantity") == wanted and shipped == wanted,
             f"line fulfilled = {show(line.get('fulfilledQuantity'))}, shipment units = {show(shipped)}",
         ),
-        optional(
-            f"{so_id} is fulfilled",
-            order.get("status") in ("fulfilled", "invoiced", "closed"),
-            f"status = {show(order.get('status'))}",
+        status_check(
+            f"{so_id} is fulfilled", order, "fulfilled", "invoiced", "closed", required=False
         ),
         check(
             "Stock came out of each of " + " and ".join(sites),
@@ -176,11 +175,7 @@ def escalated(final: World, initial: World, ctx: VerifierContext) -> list[Check]
     value = amount(requisition.get("estimatedTotal"))
     was = amount(row(initial, "requisitions", req_id).get("estimatedTotal"))
     return [
-        check(
-            f"{req_id} is approved",
-            requisition.get("status") == "approved",
-            f"status = {show(requisition.get('status'))}",
-        ),
+        status_check(f"{req_id} is approved", requisition, "approved"),
         check(
             "The approver was authorised for the amount",
             limit is not None and bool(requisition) and amount(limit) >= value,

@@ -23,6 +23,7 @@ from .grading import (
     new_rows,
     on_hand,
     show,
+    status_check,
     task_entities,
     transfer_movements_since,
 )
@@ -51,11 +52,7 @@ def vendor_terms(final: World, initial: World, ctx: VerifierContext) -> list[Che
             vendor.get("paymentTerms") == terms,
             f"paymentTerms = {show(vendor.get('paymentTerms'))}",
         ),
-        optional(
-            "The vendor is still active",
-            vendor.get("status") == "active",
-            f"status = {show(vendor.get('status'))}",
-        ),
+        status_check("The vendor is still active", vendor, "active", required=False),
     ]
 
 
@@ -65,7 +62,7 @@ def _status_with_reason(
     """A record put in ``status``, and the non-blank ``statusReason`` recorded with it."""
     reason = check if reason_required else optional
     return [
-        check(label, record.get("status") == status, f"status = {show(record.get('status'))}"),
+        status_check(label, record, status),
         reason(
             "A reason was recorded",
             has_text(record.get("statusReason")),
@@ -214,11 +211,7 @@ def received_balance(final: World, initial: World, ctx: VerifierContext) -> list
                 for line in now_lines
             ),
         ),
-        check(
-            f"{po_id} is fully received",
-            after.get("status") == "received",
-            f"status = {show(after.get('status'))}",
-        ),
+        status_check(f"{po_id} is fully received", after, "received"),
         check(
             f"Stock at {warehouse} rose by the outstanding balance",
             stock_ok and bool(moves),
