@@ -98,6 +98,12 @@ def test_every_task_has_its_verifier(erp: silo.Environment) -> None:
     assert erp.verifiers["VER-017"].name == "Full procure-to-pay cycle completed"
 
 
+def test_validates_clean_with_deep_checks() -> None:
+    report = silo.validate_environment("erp", PROJECT, deep=True)
+    assert [(f.code, f.message) for f in report.findings] == []
+    assert report.counts == {"data": 26, "tasks": 18, "tools": 185, "verifiers": 18}
+
+
 # --- verifiers on hand-made worlds ---------------------------------------------------------
 
 
