@@ -265,6 +265,23 @@ def test_paying_the_wrong_invoice_fails_the_due_this_week_task(erp: silo.Environ
     assert failed(erp, "TASK-016", final, initial) == {"The vendor's contact email was corrected"}
 
 
+def test_the_invoice_due_this_week_is_derived_from_the_initial_world(
+    erp: silo.Environment,
+) -> None:
+    initial = erp.create_state()
+    initial["vendorInvoices"]["VINV-107"]["dueDate"] = "2026-04-30"  # no longer due this week
+    initial["vendorInvoices"]["VINV-105"].update(status="approved", dueDate="2026-03-20")
+    final = copy.deepcopy(initial)
+    bill = final["vendorInvoices"]["VINV-105"]
+    bill.update(status="paid", amountPaid=bill["total"])
+    final["payments"]["PAY-007"] = {
+        "id": "PAY-007",
+        "status": "completed",
+        "allocations": [{"invoiceId": "VINV-105", "amount": bill["total"]}],
+    }
+    assert failed(erp, "TASK-008", final, initial) == set()
+
+
 def _repriced(world: dict[str, Any], invoice: str, **line: float) -> None:
     doc = world["vendorInvoices"][invoice]
     doc["lines"][0].update(line)
