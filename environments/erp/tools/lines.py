@@ -44,6 +44,8 @@ def product_lines(
                 "invalid_input",
                 f"{product['id']} appears on two lines; put its whole quantity on one line",
             )
+        if "quantity" not in item:
+            raise ToolError("invalid_input", f"the {product['id']} line has no quantity; give one")
         seen.add(product["id"])
         price = item["unitPrice"] if "unitPrice" in item else product[default_price]
         result.append(
