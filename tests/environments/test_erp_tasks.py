@@ -104,6 +104,12 @@ def test_validates_clean_with_deep_checks() -> None:
     assert report.counts == {"data": 26, "tasks": 18, "tools": 185, "verifiers": 18}
 
 
+def test_the_docs_list_every_tool_once(erp: silo.Environment) -> None:
+    docs = (PROJECT / "docs" / "erp.md").read_text(encoding="utf-8")
+    listed = [line.split("`")[1] for line in docs.splitlines() if line.startswith("- `")]
+    assert listed == [tool.name for tool in erp.bind_tools(erp.create_state())]
+
+
 # --- verifiers on hand-made worlds ---------------------------------------------------------
 
 
