@@ -257,16 +257,25 @@ def test_rejection_that_commits_budget_fails(erp: silo.Environment) -> None:
     }
 
 
+def _completed_payment(world: dict[str, Any], invoice: str, amount: float) -> None:
+    world["payments"]["PAY-007"] = {
+        "id": "PAY-007",
+        "status": "completed",
+        "allocations": [{"invoiceId": invoice, "amount": amount}],
+    }
+
+
+def _pay_in_full(world: dict[str, Any], invoice: str) -> None:
+    """The invoice paid by one completed payment, as complete_payment would leave it."""
+    bill = world["vendorInvoices"][invoice]
+    bill.update(status="paid", amountPaid=bill["total"])
+    _completed_payment(world, invoice, bill["total"])
+
+
 def test_paying_the_wrong_invoice_fails_the_due_this_week_task(erp: silo.Environment) -> None:
     initial = erp.create_state()
     final = copy.deepcopy(initial)
-    bill = final["vendorInvoices"]["VINV-108"]
-    bill.update(status="paid", amountPaid=bill["total"])
-    final["payments"]["PAY-007"] = {
-        "id": "PAY-007",
-        "status": "completed",
-        "allocations": [{"invoiceId": "VINV-108", "amount": bill["total"]}],
-    }
+    _pay_in_full(final, "VINV-108")
     assert "VINV-107 is paid" in failed(erp, "TASK-008", final, initial)
     assert failed(erp, "TASK-016", final, initial) == {"The vendor's contact email was corrected"}
 
@@ -278,13 +287,7 @@ def test_the_invoice_due_this_week_is_derived_from_the_initial_world(
     initial["vendorInvoices"]["VINV-107"]["dueDate"] = "2026-04-30"  # no longer due this week
     initial["vendorInvoices"]["VINV-105"].update(status="approved", dueDate="2026-03-20")
     final = copy.deepcopy(initial)
-    bill = final["vendorInvoices"]["VINV-105"]
-    bill.update(status="paid", amountPaid=bill["total"])
-    final["payments"]["PAY-007"] = {
-        "id": "PAY-007",
-        "status": "completed",
-        "allocations": [{"invoiceId": "VINV-105", "amount": bill["total"]}],
-    }
+    _pay_in_full(final, "VINV-105")
     assert failed(erp, "TASK-008", final, initial) == set()
 
 
@@ -321,11 +324,7 @@ def test_closing_a_paid_invoice_fails_the_reconciliation(erp: silo.Environment) 
     final = copy.deepcopy(initial)
     final["vendorInvoices"]["VINV-106"]["status"] = "cancelled"
     assert failed(erp, "TASK-018", final, initial) == {"The action was recorded in the audit log"}
-    final["payments"]["PAY-007"] = {
-        "id": "PAY-007",
-        "status": "completed",
-        "allocations": [{"invoiceId": "VINV-106", "amount": 100}],
-    }
+    _completed_payment(final, "VINV-106", 100)
     assert "No money was paid against the invoice" in failed(erp, "TASK-018", final, initial)
 
 
