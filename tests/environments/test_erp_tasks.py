@@ -359,30 +359,39 @@ def test_pr002_cannot_be_approved_on_budget_headroom() -> None:
     assert result.state_diff == {"scalars": [], "collections": {}}
 
 
-def test_pr006_is_beyond_priya_and_within_ken() -> None:
-    result = attempt(
-        "TASK-015", [("approve_requisition", {"actorId": "USR-003", "requisitionId": "PR-006"})]
-    )
-    assert codes(result) == ["forbidden"]
-    assert result.state_diff == {"scalars": [], "collections": {}}
+SPLIT_FROM_ONE_SITE = {
+    "actorId": "USR-004",
+    "salesOrderId": "SO-307",
+    "lines": [{"lineId": "SO-307-L1", "quantity": 150, "warehouseId": "WH-001"}],
+}
 
 
-def test_the_expired_cheapest_quotation_cannot_be_accepted() -> None:
-    result = attempt(
-        "TASK-011", [("accept_quotation", {"actorId": "USR-002", "quotationId": "QUO-005"})]
-    )
-    assert codes(result) == ["invalid_state"]
-    assert result.state_diff == {"scalars": [], "collections": {}}
-
-
-def test_so307_cannot_ship_from_one_warehouse() -> None:
-    ship = {
-        "actorId": "USR-004",
-        "salesOrderId": "SO-307",
-        "lines": [{"lineId": "SO-307-L1", "quantity": 150, "warehouseId": "WH-001"}],
-    }
-    result = attempt("TASK-014", [("fulfill_sales_order", ship)])
-    assert codes(result) == ["insufficient_stock"]
+@pytest.mark.parametrize(
+    "task,tool,args,code",
+    [
+        # 176,200 is beyond Priya's 150k limit
+        (
+            "TASK-015",
+            "approve_requisition",
+            {"actorId": "USR-003", "requisitionId": "PR-006"},
+            "forbidden",
+        ),
+        # the cheapest quotation on RFQ-002 expired on 2026-03-10
+        (
+            "TASK-011",
+            "accept_quotation",
+            {"actorId": "USR-002", "quotationId": "QUO-005"},
+            "invalid_state",
+        ),
+        # WH-001 holds 95 of the 150 V-belts SO-307 needs
+        ("TASK-014", "fulfill_sales_order", SPLIT_FROM_ONE_SITE, "insufficient_stock"),
+    ],
+)
+def test_a_trap_is_refused_and_leaves_the_world_untouched(
+    task: str, tool: str, args: dict[str, Any], code: str
+) -> None:
+    result = attempt(task, [(tool, args)])
+    assert codes(result) == [code]
     assert result.state_diff == {"scalars": [], "collections": {}}
 
 
