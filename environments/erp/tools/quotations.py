@@ -5,9 +5,9 @@ today or later. ``record_quotation`` needs a sent RFQ, an invited vendor without
 on it yet, and only the RFQ's products (quantities default to the RFQ's). ``update_quotation``
 changes prices, lead time or validity and revives an expired quotation given a later
 ``validUntil``. ``accept_quotation`` refuses invalid quotations and blocked vendors, awards
-the RFQ and rejects the competing quotations. ``compare_quotations`` contrasts the cheapest
-quotation overall with the cheapest valid one; ``expire_quotations`` marks the lapsed ones.
-Quotation totals carry no tax. Each mutation appends one audit row.
+the RFQ and rejects the competing quotations. Comparison and expiry live in
+:mod:`.quotation_analysis`, last in this domain's registry order. Quotation totals carry no
+tax. Each mutation appends one audit row.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from silo import Tool, ToolError, define_tool
 
 from ..domain.documents import quotation_is_valid
 from ..state import mint_id, today
+from . import quotation_analysis
 from .common import Args, State, acting_user, audit, fetch, non_blank, require_status, snapshot
 from .crud import get_tool, list_tool
 from .lines import reprice
@@ -27,7 +28,6 @@ from .schema import (
     QUOTATION_STATUSES,
     acting_on,
     actor,
-    by_id,
     choice,
     day,
     integer,
@@ -172,69 +172,6 @@ def _reject_quotation(state: State, args: Args) -> dict[str, Any]:
     return quotation_view(state, snapshot(quotation))
 
 
-def _comparable(state: State, rfq_id: str) -> list[dict[str, Any]]:
-    rfq = fetch(state, "rfqs", rfq_id)
-    wanted = {line["productId"] for line in rfq["lines"]}
-    rows = [
-        {
-            "quotationId": q["id"],
-            "vendorId": q["vendorId"],
-            "vendorName": state["vendors"][q["vendorId"]]["name"],
-            "status": q["status"],
-            "total": q["total"],
-            "leadTimeDays": q["leadTimeDays"],
-            "validUntil": q["validUntil"],
-            "isValid": quotation_is_valid(state, q),
-            "coversAllLines": wanted <= {line["productId"] for line in q["lines"]},
-        }
-        for q in quotations_of(state, rfq["id"])
-        if q["status"] != "rejected"
-    ]
-    rows.sort(key=lambda row: (row["total"], row["quotationId"]))
-    return rows
-
-
-def _compare_quotations(state: State, args: Args) -> dict[str, Any]:
-    rows = _comparable(state, args["rfqId"])
-    valid = [row for row in rows if row["isValid"]]
-    cheapest = rows[0] if rows else None
-    return {
-        "rfqId": args["rfqId"],
-        "quotations": rows,
-        "cheapestOverall": cheapest,
-        "cheapestValid": valid[0] if valid else None,
-        "cheapestIsInvalid": bool(cheapest and not cheapest["isValid"]),
-    }
-
-
-def _find_cheapest_valid_quotation(state: State, args: Args) -> dict[str, Any]:
-    limit = args.get("maxLeadTimeDays")
-    rows = [
-        row
-        for row in _comparable(state, args["rfqId"])
-        if row["isValid"] and (limit is None or row["leadTimeDays"] <= limit)
-    ]
-    if not rows:
-        raise ToolError(
-            "not_found",
-            f"{args['rfqId']} has no valid quotation" + (f" within {limit} days" if limit else ""),
-        )
-    return quotation_view(state, snapshot(state["quotations"][rows[0]["quotationId"]]))
-
-
-def _expire_quotations(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
-    lapsed = [
-        q
-        for q in sorted(state["quotations"].values(), key=lambda q: q["id"])
-        if q["status"] == "submitted" and not quotation_is_valid(state, q)
-    ]
-    for quotation in lapsed:
-        quotation["status"] = "expired"
-        audit(state, args, "quotation.expired", quotation, {"validUntil": quotation["validUntil"]})
-    return {"expired": [q["id"] for q in lapsed], "count": len(lapsed)}
-
-
 QUOTE_ID = "Id of the quotation, e.g. QUO-006."
 QUOTE_LINES = {
     "productId": record_id("product", "A product requested on the RFQ."),
@@ -315,33 +252,5 @@ TOOLS: list[Tool] = [
         acting_on("quotation", "quotationId", QUOTE_ID, reason=reason("Why it is rejected.")),
         _reject_quotation,
     ),
-    define_tool(
-        "compare_quotations",
-        "Compare an RFQ's quotations by total: the cheapest overall, the cheapest valid one, "
-        "and cheapestIsInvalid when the lowest price has expired.",
-        by_id("rfq", "rfqId", "Id of the RFQ, e.g. RFQ-002."),
-        _compare_quotations,
-        read_only=True,
-    ),
-    define_tool(
-        "find_cheapest_valid_quotation",
-        "The lowest-total valid quotation on an RFQ, optionally within a maximum lead time.",
-        obj(
-            {
-                "rfqId": record_id("rfq", "Id of the RFQ, e.g. RFQ-002."),
-                "maxLeadTimeDays": integer(
-                    "Only quotations delivering within this many days.", 0, 365
-                ),
-            },
-            ["rfqId"],
-        ),
-        _find_cheapest_valid_quotation,
-        read_only=True,
-    ),
-    define_tool(
-        "expire_quotations",
-        "Housekeeping: mark every submitted quotation whose validity has passed as expired.",
-        obj({"actorId": actor()}, ["actorId"]),
-        _expire_quotations,
-    ),
+    *quotation_analysis.TOOLS,
 ]
