@@ -5,9 +5,9 @@ everything outstanding); receiving more than is outstanding is refused; accepted
 stock at the receipt's warehouse through the single stock write path, rejected units count as
 delivered but not stocked, and the PO's status is recomputed. ``cancel_goods_receipt``
 reverses the stock and the PO's received figures, refused when the units were already
-invoiced or have since left stock. Discrepancies are reported against a receipt line and
-resolved or waived with a note. ``list_pending_deliveries`` lists what is still due. Each
-mutation appends one audit row.
+invoiced or have since left stock. Discrepancies (reported against a receipt line, then
+resolved or waived) live in :mod:`.discrepancies`; ``list_pending_deliveries`` lists what is
+still due. Each mutation appends one audit row.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ..domain import stock
 from ..domain.documents import is_late, line_of, recompute_po_status
 from ..domain.stock import StockChange
 from ..state import mint_id
+from . import discrepancies
 from .common import (
     Args,
     State,
@@ -36,8 +37,6 @@ from .common import (
 from .crud import get_tool, list_tool
 from .po_rules import DISCREPANCIES_BY_RECEIPT, RECEIPTS_BY_PO, po_in_status
 from .schema import (
-    DISCREPANCY_STATUSES,
-    DISCREPANCY_TYPES,
     RECEIPT_STATUSES,
     acting_on,
     actor,
@@ -183,46 +182,6 @@ def _cancel_goods_receipt(state: State, args: Args) -> dict[str, Any]:
     return {**snapshot(receipt), "purchaseOrderStatus": status}
 
 
-def _report_receiving_discrepancy(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
-    receipt = fetch(state, "goodsReceipts", args["goodsReceiptId"])
-    po = state["purchaseOrders"][receipt["purchaseOrderId"]]
-    line = line_of(po, args["poLineId"])
-    description = non_blank(args["description"], "description")
-    discrepancy = {
-        "id": mint_id(state, "DISC"),
-        "goodsReceiptId": receipt["id"],
-        "purchaseOrderId": po["id"],
-        "poLineId": line["id"],
-        "type": args["type"],
-        "expectedQuantity": args.get("expectedQuantity", line["quantity"]),
-        "actualQuantity": args.get("actualQuantity", line["receivedQuantity"]),
-        "description": description,
-        "status": "open",
-        "reportedBy": args["actorId"],
-        "reportedAt": state["now"],
-        "resolution": None,
-        "resolvedAt": None,
-        "resolvedBy": None,
-    }
-    state["receivingDiscrepancies"][discrepancy["id"]] = discrepancy
-    audit(state, args, "receiving_discrepancy.reported", discrepancy, {"type": args["type"]})
-    return snapshot(discrepancy)
-
-
-def _resolve_receiving_discrepancy(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
-    discrepancy = fetch(state, "receivingDiscrepancies", args["discrepancyId"])
-    require_status(discrepancy, ("open",), "resolved")
-    discrepancy["status"] = args["status"]
-    discrepancy["resolution"] = non_blank(args["resolution"], "resolution")
-    discrepancy["resolvedAt"] = state["now"]
-    discrepancy["resolvedBy"] = args["actorId"]
-    audit(state, args, f"receiving_discrepancy.{args['status']}", discrepancy,
-          {"resolution": discrepancy["resolution"]})  # fmt: skip
-    return snapshot(discrepancy)
-
-
 def _list_receipts_for_purchase_order(state: State, args: Args) -> dict[str, Any]:
     po = fetch(state, "purchaseOrders", args["purchaseOrderId"])
     rows = sorted_by_id(RECEIPTS_BY_PO.rows(state, po["id"]))
@@ -244,7 +203,6 @@ def _list_pending_deliveries(state: State, args: Args) -> dict[str, Any]:
 
 
 GR_ID = "Id of the goods receipt, e.g. GR-003."
-DISC_ID = "Id of the discrepancy, e.g. DISC-001."
 
 TOOLS: list[Tool] = [
     list_tool(
@@ -307,55 +265,7 @@ TOOLS: list[Tool] = [
         acting_on("goods_receipt", "goodsReceiptId", GR_ID, reason=reason("Why it is reversed.")),
         _cancel_goods_receipt,
     ),
-    define_tool(
-        "report_receiving_discrepancy",
-        "Report a problem with a receipt line (short or over shipment, damage, wrong item).",
-        obj(
-            {
-                "actorId": actor(),
-                "goodsReceiptId": record_id("goods_receipt", GR_ID),
-                "poLineId": line_id("The PO line concerned, e.g. PO-203-L1."),
-                "type": choice(DISCREPANCY_TYPES, "Kind of problem."),
-                "description": reason("What is wrong."),
-                "expectedQuantity": quantity("Units expected (default: ordered).", minimum=0),
-                "actualQuantity": quantity(
-                    "Units actually delivered (default: received).", minimum=0
-                ),
-            },
-            ["actorId", "goodsReceiptId", "poLineId", "type", "description"],
-        ),
-        _report_receiving_discrepancy,
-    ),
-    list_tool(
-        "list_receiving_discrepancies",
-        "List receiving discrepancies, optionally by status, purchase order or receipt.",
-        "receivingDiscrepancies",
-        {
-            "status": choice(DISCREPANCY_STATUSES, "Only discrepancies in this status."),
-            "purchaseOrderId": record_id("purchase_order", "Only this PO."),
-            "goodsReceiptId": record_id("goods_receipt", "Only this receipt."),
-        },
-    ),
-    get_tool(
-        "get_receiving_discrepancy",
-        "One receiving discrepancy.",
-        "receivingDiscrepancies",
-        "discrepancy",
-        "discrepancyId",
-        example="DISC-001",
-    ),
-    define_tool(
-        "resolve_receiving_discrepancy",
-        "Close an open discrepancy as resolved or waived, with a resolution note.",
-        acting_on(
-            "discrepancy",
-            "discrepancyId",
-            DISC_ID,
-            status=choice(("resolved", "waived"), "resolved or waived."),
-            resolution=reason("How it was settled."),
-        ),
-        _resolve_receiving_discrepancy,
-    ),
+    *discrepancies.TOOLS,
     define_tool(
         "list_pending_deliveries",
         "Sent or partly received POs with the units each line still awaits, and lateness.",
