@@ -27,6 +27,7 @@ SCRIPTS = {
     "bench_baselines.py": "ratio check/rollouts (in process) = ",
     "bench_concurrency.py": "ratio async script: wall / ideal = ",
     "bench_viewer.py": "site build: ",
+    "bench_erp.py": "tool spec offered to a model",
 }
 
 
