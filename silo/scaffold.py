@@ -37,7 +37,7 @@ __all__ = [
     "template_dir",
 ]
 
-TEMPLATES = ("blank", "minimal", "crm", "project")
+TEMPLATES = ("blank", "minimal", "crm", "project", "erp")
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # What a template is made of; pyproject.toml packages the same kinds of files, so a checkout and
 # a wheel give identical environments (no caches, no run folders, no editor files).

@@ -58,7 +58,7 @@ def test_created_at_the_project_root_from_a_subfolder(tmp_path: Path) -> None:
         (["demo-2"], 'environment "demo-2" already exists; try "demo-3"'),
         (["../escape"], '"../escape" is not a usable environment name'),
         ([".hidden"], '".hidden" is not a usable environment name'),
-        (["new", "template=erp"], 'unknown template "erp"; available: blank, minimal, crm'),
+        (["new", "template=nope"], 'unknown template "nope"; available: blank, minimal, crm'),
     ],
 )
 def test_refusals_exit_two(tmp_path: Path, args: list[str], expected: str) -> None:

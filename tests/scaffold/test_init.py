@@ -70,15 +70,16 @@ def test_templates_resolve_from_the_installed_package() -> None:
     blank = template_dir("blank")
     assert blank.joinpath("env.py").is_file()
     assert template_dir("crm").joinpath("silo.environment.json").is_file()
+    assert template_dir("erp").joinpath("silo.environment.json").is_file()
     with pytest.raises(SiloError) as info:
-        template_dir("erp")
+        template_dir("nope")
     assert info.value.code == "template_not_found"
 
 
 def test_unknown_template_creates_nothing(tmp_path: Path) -> None:
     with pytest.raises(SiloError) as info:
         create_environment(tmp_path, "x", "nope")
-    assert "available: blank, minimal, crm" in info.value.message
+    assert "available: blank, minimal, crm, project, erp" in info.value.message
     assert not (tmp_path / "environments").exists()
 
 
