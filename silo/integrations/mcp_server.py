@@ -36,6 +36,7 @@ from silo.agents.contract import RunLimitError  # noqa: E402
 from silo.errors import SiloError  # noqa: E402
 from silo.integrations.episodes import EpisodeSpec, EpisodeTable, outcome  # noqa: E402
 from silo.loading.environment import Environment  # noqa: E402
+from silo.rollout.session import Session  # noqa: E402
 
 __all__ = ["FINISH_TOOL", "LIST_TOOL", "START_TOOL", "EPISODE_HEADER", "build_server", "serve"]
 
@@ -187,10 +188,10 @@ class _Handlers:
                 raise SiloError("invalid_input", f'{FINISH_TOOL} takes {{"answer": <value>}}')
             finished = await self.table.start(handle).afinish(arguments.get("answer"))
             return _result(outcome(finished))
-        if self.spec.task is None:
-            session = self.table.get(handle)
-        else:
-            session = self.table.start(handle)
+        table = self.table
+        session: Session | None = (
+            table.get(handle) if self.spec.task is None else table.start(handle)
+        )
         if session is None:
             raise SiloError("task_not_chosen", f"no task started; call {START_TOOL} first")
         called = await session.acall_tool(name, arguments)
