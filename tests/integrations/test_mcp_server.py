@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from silo.integrations.mcp_server import EPISODE_HEADER
 from silo.loading.environment import load_environment
 
 REPO = Path(__file__).resolve().parents[2]
@@ -232,13 +234,9 @@ def test_bad_command_lines_are_one_line_and_exit_2(args: list[str], expected: st
 
 
 def test_without_the_extra_the_command_names_it(tmp_path: Path) -> None:
-    blocker = tmp_path / "mcp.py"
-    blocker.write_text("raise ImportError('blocked')\n")
-    # A directory earlier on sys.path whose "mcp" is a non-package stub hides the real one.
-    (tmp_path / "mcp").mkdir()
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "nomcp")}
-    (tmp_path / "nomcp").mkdir()
-    (tmp_path / "nomcp" / "sitecustomize.py").write_text("import sys\nsys.modules['mcp'] = None\n")
+    # sitecustomize runs before silo-mcp and makes "import mcp" fail as if not installed.
+    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['mcp'] = None\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
         [SILO_MCP, "env=crm", "task=TASK-001"],
         cwd=REPO,
@@ -253,3 +251,24 @@ def test_without_the_extra_the_command_names_it(tmp_path: Path) -> None:
         "silo-mcp: silo-mcp needs the [mcp] extra; install it with pip install 'silo[mcp]' "
         "(or pip install -e '.[mcp]' in a checkout)"
     ]
+
+
+def test_the_stateless_protocol_needs_an_episode_header(http_server: Any) -> None:
+    url = http_server[0]
+    seen: dict[str, Any] = {}
+
+    async def clients() -> None:
+        async with Client(url) as bare:  # mode "auto": the 2026-07-28 protocol, no session
+            seen["bare"] = await bare.call_tool("list_users", {})
+        headers = {EPISODE_HEADER: "episode-1"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            Client(streamable_http_client(url, http_client=http)) as named,
+        ):
+            seen["named"] = await named.call_tool("list_users", {})
+            seen["finish"] = _payload(await named.call_tool("silo.finish", {"answer": "x"}))
+
+    anyio.run(clients)
+    assert seen["bare"].is_error and _payload(seen["bare"])["code"] == "episode_unknown"
+    assert not seen["named"].is_error
+    assert seen["finish"]["toolCalls"] == 1  # the header kept both calls in one rollout
