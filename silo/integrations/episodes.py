@@ -6,7 +6,8 @@ None for the client's choice, seed, budget, runs folder). :class:`EpisodeTable` 
 lazily on first use so listing tools costs no world; :meth:`EpisodeTable.close_idle` and
 :meth:`EpisodeTable.close_all` end the ones a client abandoned, which then still leave a
 complete record (``agent_error``, "closed without finish()"). :func:`outcome` is the answer an
-integration returns when an episode ends.
+integration returns when an episode ends; :func:`call_or_end` and :func:`close_if_open` are the
+step and the abandonment every action-by-action driver (Gymnasium, OpenEnv) shares.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from silo.agents.contract import RunLimitError
 from silo.errors import SiloError
 from silo.loading.environment import Environment, find_project_dir, load_environment
 from silo.rollout.core import RolloutResult
 from silo.rollout.session import Session, open_session
 
-__all__ = ["EpisodeSpec", "EpisodeTable", "outcome"]
+__all__ = ["EpisodeSpec", "EpisodeTable", "call_or_end", "close_if_open", "outcome"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,27 @@ def outcome(result: RolloutResult) -> dict[str, Any]:
         "checks": record["checks"],
         "runDir": None if result.run_dir is None else str(result.run_dir),
     }
+
+
+def call_or_end(
+    session: Session, name: str, arguments: Any
+) -> tuple[dict[str, Any], RolloutResult | None]:
+    """One tool call's ToolResult and None, or the refusal and the graded rollout.
+
+    Once a budget (tool calls, deadline) ended the rollout, the call's refusal comes back as an
+    error ToolResult, with the result of the rollout it ended, graded and written.
+    """
+    try:
+        return dict(session.call_tool(name, arguments)), None
+    except RunLimitError as exc:
+        ended = session.result if session.finished else session.finish(None)
+        return {"output": {"code": exc.reason, "message": str(exc)}, "isError": True}, ended
+
+
+def close_if_open(session: Session | None) -> None:
+    """End an episode a driver abandons (reset mid-episode, close): recorded, not lost."""
+    if session is not None:
+        session.close()
 
 
 class EpisodeTable:

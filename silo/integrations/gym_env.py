@@ -28,8 +28,12 @@ require("gymnasium", "gym", "silo.gym")
 import gymnasium as gym  # noqa: E402  (after the extra check, so a missing extra is one line)
 from gymnasium import spaces  # noqa: E402
 
-from silo.agents.contract import RunLimitError  # noqa: E402
-from silo.integrations.episodes import EpisodeSpec, outcome  # noqa: E402
+from silo.integrations.episodes import (  # noqa: E402
+    EpisodeSpec,
+    call_or_end,
+    close_if_open,
+    outcome,
+)
 from silo.rollout.core import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
@@ -110,14 +114,10 @@ class SiloEnv(gym.Env[str, str]):
         if "answer" in parsed:
             result = session.finish(parsed["answer"])
             return self._end(result, result.reward, terminated=True)
-        try:
-            called = session.call_tool(parsed["tool"], parsed.get("arguments", {}))
-        except RunLimitError as exc:
-            ended = session.result if session.finished else session.finish(None)
-            assert ended is not None  # a finished session always has its result
-            observation = {"output": {"code": exc.reason, "message": str(exc)}, "isError": True}
-            return self._end(ended, 0.0, terminated=False, observation=observation)
-        return self._observe(dict(called), 0.0, False, False, {})
+        called, ended = call_or_end(session, parsed["tool"], parsed.get("arguments", {}))
+        if ended is not None:
+            return self._end(ended, 0.0, terminated=False, observation=called)
+        return self._observe(called, 0.0, False, False, {})
 
     def _parse(self, action: str) -> dict[str, Any] | str:
         """The action as a dict, or the one-line reason it is not a valid action."""
@@ -165,9 +165,8 @@ class SiloEnv(gym.Env[str, str]):
         return self._last if self.render_mode == "ansi" else None
 
     def _end_open_episode(self) -> None:
-        if self._session is not None:
-            self._session.close()
-            self._session = None
+        close_if_open(self._session)
+        self._session = None
 
     def close(self) -> None:
         """End any open episode (recorded as closed without finish); safe to call twice."""

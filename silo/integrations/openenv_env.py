@@ -26,11 +26,14 @@ from openenv.core.env_server import Environment, create_app  # noqa: E402
 from openenv.core.env_server.types import Action, Observation, State  # noqa: E402
 from pydantic import Field  # noqa: E402
 
-from silo.agents.contract import RunLimitError  # noqa: E402
 from silo.errors import SiloError  # noqa: E402
-from silo.integrations.episodes import EpisodeSpec, outcome  # noqa: E402
+from silo.integrations.episodes import (  # noqa: E402
+    EpisodeSpec,
+    call_or_end,
+    close_if_open,
+    outcome,
+)
 from silo.loading.environment import Environment as SiloEnvironment  # noqa: E402
-from silo.rollout.core import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
 __all__ = ["SiloAction", "SiloObservation", "SiloOpenEnv", "create_openenv_app"]
@@ -90,17 +93,11 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
             answered = session.finish(action.answer)
             self._session = None
             return SiloObservation(outcome=outcome(answered), done=True, reward=answered.reward)
-        try:
-            called = session.call_tool(action.tool, action.arguments)
-        except RunLimitError as exc:
-            ended: RolloutResult | None = (
-                session.result if session.finished else session.finish(None)
-            )
-            self._session = None
-            refused = {"output": {"code": exc.reason, "message": str(exc)}, "isError": True}
-            graded = None if ended is None else outcome(ended)
-            return SiloObservation(result=refused, outcome=graded, done=True, reward=0.0)
-        return SiloObservation(result=dict(called), reward=0.0)
+        result, ended = call_or_end(session, action.tool, action.arguments)
+        if ended is None:
+            return SiloObservation(result=result, reward=0.0)
+        self._session = None
+        return SiloObservation(result=result, outcome=outcome(ended), done=True, reward=0.0)
 
     @property
     def state(self) -> State:
@@ -108,9 +105,8 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         return self._state
 
     def _end_open_episode(self) -> None:
-        if self._session is not None:
-            self._session.close()
-            self._session = None
+        close_if_open(self._session)
+        self._session = None
 
     def close(self) -> None:
         """End the open rollout, if any (recorded as closed without finish)."""
