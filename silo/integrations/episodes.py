@@ -1,0 +1,161 @@
+"""Episodes: the rollouts an integration has open, one per client handle, on fresh worlds.
+
+Contract: an :class:`EpisodeSpec` says what every episode of a server is (environment, task or
+None for the client's choice, seed, budget, runs folder). :class:`EpisodeTable` keeps one
+:class:`~silo.rollout.session.Session` per handle (an MCP session id, ``"stdio"``), opened
+lazily on first use so listing tools costs no world; :meth:`EpisodeTable.close_idle` and
+:meth:`EpisodeTable.close_all` end the ones a client abandoned, which then still leave a
+complete record (``agent_error``, "closed without finish()"). :func:`outcome` is the answer an
+integration returns when an episode ends; :func:`call_or_end` and :func:`close_if_open` are the
+step and the abandonment every action-by-action driver (Gymnasium, OpenEnv) shares.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from silo.agents.contract import RunLimitError
+from silo.errors import SiloError
+from silo.loading.environment import Environment, find_project_dir, load_environment
+from silo.rollout.core import RolloutResult
+from silo.rollout.session import Session, open_session
+
+__all__ = ["EpisodeSpec", "EpisodeTable", "call_or_end", "close_if_open", "outcome"]
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """What every episode of one server or env is: where it runs and under which budget."""
+
+    env: str
+    task: str | None = None
+    seed: int = 0
+    budget: Mapping[str, Any] = field(default_factory=dict)
+    runs_dir: Path | None = None
+    project_dir: Path | None = None
+    write_artifacts: bool = True
+    agent_label: str = "session"
+
+    def load(self) -> Environment:
+        """Load the environment, checking the fixed task (one-line SiloError when unknown)."""
+        project = Path(self.project_dir).resolve() if self.project_dir else find_project_dir()
+        environment = load_environment(self.env, project)
+        if self.task is not None:
+            environment.task(self.task)
+        return environment
+
+    def open(self, environment: Environment, task: str | None = None) -> Session:
+        """Open one rollout of ``task`` (or the fixed task) on a fresh world."""
+        chosen = task or self.task
+        if chosen is None:
+            raise SiloError("task_not_chosen", "no task chosen yet; call start_task first")
+        return open_session(
+            environment,
+            environment.task(chosen),
+            seed=self.seed,
+            budget=dict(self.budget),
+            runs_dir=self.runs_dir,
+            write_artifacts=self.write_artifacts,
+            project_dir=self.project_dir,
+            agent_label=self.agent_label,
+        )
+
+
+def outcome(result: RolloutResult) -> dict[str, Any]:
+    """What a client learns when its episode ends: verdict, reward, checks, run folder."""
+    record = result.result
+    return {
+        "passed": record["passed"],
+        "reward": record["reward"],
+        "terminationReason": record["terminationReason"],
+        "error": record["error"],
+        "toolCalls": record["toolCalls"],
+        "checks": record["checks"],
+        "runDir": None if result.run_dir is None else str(result.run_dir),
+    }
+
+
+def call_or_end(
+    session: Session, name: str, arguments: Any
+) -> tuple[dict[str, Any], RolloutResult | None]:
+    """One tool call's ToolResult and None, or the refusal and the graded rollout.
+
+    Once a budget (tool calls, deadline) ended the rollout, the call's refusal comes back as an
+    error ToolResult, with the result of the rollout it ended, graded and written.
+    """
+    try:
+        return dict(session.call_tool(name, arguments)), None
+    except RunLimitError as exc:
+        ended = session.result if session.finished else session.finish(None)
+        return {"output": {"code": exc.reason, "message": str(exc)}, "isError": True}, ended
+
+
+def close_if_open(session: Session | None) -> None:
+    """End an episode a driver abandons (reset mid-episode, close): recorded, not lost."""
+    if session is not None:
+        session.close()
+
+
+class EpisodeTable:
+    """One session per client handle; thread-safe, since HTTP requests may run concurrently."""
+
+    def __init__(self, spec: EpisodeSpec, environment: Environment) -> None:
+        self.spec = spec
+        self.environment = environment
+        self._sessions: dict[str, Session] = {}
+        self._last_use: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def get(self, handle: str) -> Session | None:
+        """The handle's session if one was started (finished ones stay until closed)."""
+        with self._lock:
+            self._last_use[handle] = time.monotonic()
+            return self._sessions.get(handle)
+
+    def start(self, handle: str, task: str | None = None) -> Session:
+        """The handle's session, opening it on the fixed task (or ``task``) if none yet.
+
+        Raises SiloError when ``task`` is asked for but the handle already has a rollout: one
+        client handle is one rollout.
+        """
+        with self._lock:
+            self._last_use[handle] = time.monotonic()
+            session = self._sessions.get(handle)
+            if session is not None:
+                if task is not None:
+                    raise SiloError(
+                        "task_already_started",
+                        f'this connection already rolls out task "{session.task.id}"; one '
+                        "connection is one rollout, so reconnect to start another task",
+                    )
+                return session
+            session = self.spec.open(self.environment, task)
+            self._sessions[handle] = session
+            return session
+
+    def close_idle(self, idle_s: float) -> int:
+        """Close (record as abandoned) every session unused for ``idle_s``; return how many."""
+        now = time.monotonic()
+        with self._lock:
+            stale = [h for h, t in self._last_use.items() if now - t >= idle_s]
+            sessions = [self._sessions.pop(h, None) for h in stale]
+            for handle in stale:
+                del self._last_use[handle]
+        for session in sessions:
+            if session is not None:
+                session.close()
+        return sum(s is not None for s in sessions)
+
+    def close_all(self) -> None:
+        """Close every session still open (a server shutting down or a client gone)."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+            self._sessions.clear()
+            self._last_use.clear()
+        for session in sessions:
+            session.close()

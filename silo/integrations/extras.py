@@ -1,0 +1,28 @@
+"""One-line errors for an integration whose optional dependencies are not installed.
+
+Contract: :func:`require` raises :class:`~silo.errors.SiloError` (code ``extra_missing``) naming
+the extra that installs ``module`` when it cannot be imported, so a user sees the fix instead
+of a ``ModuleNotFoundError`` traceback from deep inside an import.
+"""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+
+from silo.errors import SiloError
+
+__all__ = ["require"]
+
+
+def require(module: str, extra: str, what: str) -> None:
+    """Raise a one-line SiloError when ``module`` (needed by ``what``) is not installed."""
+    try:
+        found = find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise SiloError(
+            "extra_missing",
+            f"{what} needs the [{extra}] extra; install it with pip install 'silo[{extra}]' "
+            f"(or pip install -e '.[{extra}]' in a checkout)",
+        )
