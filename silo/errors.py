@@ -170,13 +170,21 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("baselines_config_invalid", BaselineError, "the baselines config is malformed"),
     ("agent_not_deterministic", BaselineError, "the agent's results may vary, so cannot be pinned"),
     ("extra_missing", ConfigError, "the command needs an optional extra that is not installed"),
-    ("tool_name_reserved", EnvironmentLoadError, "a tool's name starts with silo., kept for silo-mcp"),
+    (
+        "tool_name_reserved",
+        EnvironmentLoadError,
+        "a tool's name starts with silo., kept for silo-mcp",
+    ),
     ("session_finished", SessionError, "the session already finished; open a new one"),
     ("task_fixed", SessionError, "silo-mcp was started with a task; start_task cannot change it"),
     ("task_not_chosen", SessionError, "no task was started yet; call silo.start_task first"),
     ("task_already_started", SessionError, "this connection already rolls out a task"),
     ("episode_unknown", SessionError, "an MCP request names no session or episode"),
-    ("invalid_input", SessionError, "a Silo control tool (silo.start_task, silo.finish) got bad input"),
+    (
+        "invalid_input",
+        SessionError,
+        "a Silo control tool (silo.start_task, silo.finish) got bad input",
+    ),
     ("session_wrong_rollout", SessionError, "a session's tools were called from another rollout"),
 )
 """Every error code: code → :class:`ErrorCode` (its class and meaning). Read-only."""
