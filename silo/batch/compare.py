@@ -17,7 +17,10 @@ holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the f
   the check is absent), ``resultFields`` (the other top-level result keys that differ) and
   ``stateDiff``, the state-diff entries that differ: ``{path, onlyA, onlyB}`` with ``path``
   ``<collection>.<added|removed|changed>`` (row ids) or ``scalars`` (fields); ``None`` when a
-  side has no ``state-diff.json``, ``[]`` when both diffs are equal.
+  side has no ``state-diff.json``, ``[]`` when both diffs are equal; and ``stateChanges``, the
+  field-level lines of :func:`silo.batch.baseline_changes.explain_changes` (A as the golden,
+  e.g. ``opportunities.OPP-005.stageEnteredOn: "2026-02-10" -> "2026-03-16"``), ``None``
+  when a side has no ``state-changes.json``.
 - ``agents``: per agent, its ``summary.json`` agent row on each side and, for every k both
   sides have, ``passHatK[k] = {a, b, delta}``.
 
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from silo.batch.baseline_changes import explain_changes
 from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, load_rollout
 from silo.errors import SiloError
 
@@ -69,6 +73,7 @@ class Side:
     rollouts: list[Rollout] = field(repr=False)
 
     def to_json(self) -> dict[str, Any]:
+        """The side as ``silo-compare --json`` reports it: name, folder, kind and counts."""
         passed = sum(1 for r in self.rollouts if r.result["passed"])
         return {
             "name": self.name,
@@ -81,6 +86,8 @@ class Side:
 
 @dataclass(frozen=True)
 class Comparison:
+    """The outcome of :func:`compare`: both sides, the cells and the agents (see the contract)."""
+
     a: Side
     b: Side
     cells: list[dict[str, Any]]
@@ -92,9 +99,11 @@ class Comparison:
         return [c for c in self.cells if c["status"] in ("regression", "worse")]
 
     def counts(self) -> dict[str, int]:
+        """How many cells have each status."""
         return {status: sum(1 for c in self.cells if c["status"] == status) for status in STATUSES}
 
     def to_json(self) -> dict[str, Any]:
+        """The whole comparison as ``silo-compare --json`` prints it."""
         return {
             "a": self.a.to_json(),
             "b": self.b.to_json(),
@@ -120,6 +129,7 @@ def resolve_folder(spec: str | Path, project_dir: Path) -> Path:
 
 
 def load_side(spec: str | Path, project_dir: Path) -> Side:
+    """The rollouts of one side, refusing a folder that holds no finished Silo rollout."""
     folder = resolve_folder(spec, project_dir)
     if (folder / "run.json").is_file():
         rollout = load_rollout(folder)
@@ -240,7 +250,16 @@ def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
             if key != "checks" and a.result.get(key) != b.result.get(key)
         ],
         "stateDiff": state_diff_changes(_read_diff(a.folder), _read_diff(b.folder)),
+        "stateChanges": _field_changes(a.folder, b.folder),
     }
+
+
+def _field_changes(folder_a: Path, folder_b: Path) -> list[str] | None:
+    """The field-level lines between two runs' ``state-changes.json``; None if one lacks it."""
+    found = [_read_diff(folder, "state-changes.json") for folder in (folder_a, folder_b)]
+    if found[0] is None or found[1] is None:
+        return None
+    return explain_changes(found[0], found[1])
 
 
 def _flipped_checks(
@@ -256,9 +275,9 @@ def _flipped_checks(
     return flipped
 
 
-def _read_diff(folder: Path) -> dict[str, Any] | None:
+def _read_diff(folder: Path, name: str = "state-diff.json") -> dict[str, Any] | None:
     try:
-        diff: dict[str, Any] = json.loads((folder / "state-diff.json").read_text(encoding="utf-8"))
+        diff: dict[str, Any] = json.loads((folder / name).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
     return diff

@@ -19,11 +19,10 @@ touched; a touched array is scanned in full only when it was not merely appended
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from silo.jsonio import canonical
+from silo.jsonio import canonical, exact_loads
 from silo.world.diff import ABSENT, row_keys
 
 __all__ = ["MAX_CHANGES", "MAX_VALUE_CHARS", "state_changes"]
@@ -40,11 +39,13 @@ _HEAD_CHARS = 200
 def _bounded(value: Any) -> Any:
     if value is ABSENT:
         return None
+    if isinstance(value, str) and len(value) <= MAX_VALUE_CHARS // 6:
+        return value  # short enough even if every character were escaped
     if value is None or isinstance(value, (bool, int, float)):
         return value
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = canonical(value)
     if len(text) <= MAX_VALUE_CHARS:
-        return json.loads(text)  # a plain, detached copy of a tracked value
+        return exact_loads(text)  # a plain, detached copy of a tracked value
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return {"truncated": len(text), "sha256": digest, "head": text[:_HEAD_CHARS]}
 
@@ -57,21 +58,31 @@ def _join(path: str, key: Any) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _leaves(path: str, before: Any, after: Any, out: list[dict[str, Any]]) -> None:
     """Append a field for every leaf that differs between ``before`` and ``after``."""
-    if isinstance(before, Mapping) and isinstance(after, Mapping):
-        for key in after:
-            _leaves(_join(path, key), before.get(key, ABSENT), after[key], out)
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key, new in after.items():
+            old = before.get(key, ABSENT)
+            if old is not new:  # the journal's pre-image shares every untouched value
+                _leaves(_join(path, key), old, new, out)
         for key in before:
             if key not in after:
                 _leaves(_join(path, key), before[key], ABSENT, out)
         return
     if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
         for index, (old, new) in enumerate(zip(before, after, strict=True)):
-            _leaves(f"{path}[{index}]", old, new, out)
+            if old is not new:
+                _leaves(f"{path}[{index}]", old, new, out)
         return
-    if before is ABSENT or after is ABSENT or canonical(before) != canonical(after):
-        out.append(_field(path, before, after))
+    if type(before) is type(after) and isinstance(before, _SCALARS):
+        if before == after:
+            return
+    elif before is not ABSENT and after is not ABSENT and canonical(before) == canonical(after):
+        return
+    out.append(_field(path, before, after))
 
 
 def _row_fields(before: Any, after: Any) -> list[dict[str, Any]]:
@@ -172,7 +183,7 @@ def state_changes(initial: Any, final: Any, state_diff: Mapping[str, Any]) -> di
         if before is after:
             continue  # untouched: the journal's initial view shares the very object
         entry = collections.get(top)
-        if isinstance(before, Mapping) and isinstance(after, Mapping):
+        if isinstance(before, dict) and isinstance(after, dict):
             if entry is not None:
                 _dict_rows(out, top, before, after, entry)
         elif isinstance(before, list) and isinstance(after, list):

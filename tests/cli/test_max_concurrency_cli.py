@@ -68,5 +68,5 @@ def test_silo_baseline_check_with_rollouts_in_flight_reports_as_one_at_a_time() 
     serial = run("silo-baseline", REPO, "check")
     proc = run("silo-baseline", REPO, "check", "max_concurrency=8")
     assert proc.returncode == serial.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "check: 12 ok, 0 DRIFT, 0 MISSING, 0 STALE"
+    assert proc.stdout.splitlines()[-1] == "check: 13 ok, 0 DRIFT, 0 MISSING, 0 STALE"
     assert proc.stdout == serial.stdout  # same lines, same order
