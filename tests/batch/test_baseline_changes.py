@@ -89,3 +89,16 @@ def test_explanations_name_rows_the_golden_never_touched_and_ones_it_no_longer_s
     many = doc(*({**other, "key": f"OPP-{i}"} for i in range(50)))
     lines = explain_changes(doc(), many, limit=3)
     assert lines[-1] == "... and 47 more changed fields" and len(lines) == 4
+
+
+def test_compare_shows_the_field_level_changes_of_a_differing_cell(toy_project: Path) -> None:
+    from silo.batch.compare import compare
+    from silo.rollout.run import run_task
+
+    runs = toy_project / ".silo" / "runs"
+    a = run_task("toy", "TASK-001", _bumps_by(1, 1), project_dir=toy_project, runs_dir=runs)
+    b = run_task("toy", "TASK-001", _bumps_by(2, 1), project_dir=toy_project, runs_dir=runs)
+    assert a.run_dir is not None and b.run_dir is not None
+    (cell,) = compare(a.run_dir, b.run_dir, toy_project).cells
+    assert cell["detail"]["stateDiff"] == []  # the same rows changed
+    assert cell["detail"]["stateChanges"] == ["counters.C-1.value: 3 -> 4"]
