@@ -62,7 +62,8 @@ def make_project(root: Path, n_tasks: int) -> Path:
         (env_dir / "tasks" / f"{task['id']}.json").write_text(json.dumps(task, indent=2))
     (project / "baselines").mkdir(parents=True)
     (project / "baselines" / "silo-baselines.yaml").write_text(
-        "baselines:\n  - {env: crm, agent: solver}\n"
+        # state_changes off: the measured goldens stay result + state-diff, as in process below
+        "baselines:\n  - {env: crm, agent: solver, state_changes: false}\n"
     )
     return project
 

@@ -5,14 +5,16 @@ text. :func:`plain` turns a snapshot into plain JSON values so two worlds can be
 :func:`numbers_in` reads every number out of an answer the way a person writes money and
 percentages (``$507,500``, ``36.0%``); :func:`world_unchanged` is the optional collateral check
 of report tasks; :func:`task_entities` reads the facts a task file states for its verifier;
-:func:`touched_rows` reads which rows of a collection the run changed from the state diff.
+:func:`touched_rows` reads which rows of a collection the run changed from the state diff;
+:func:`nothing_else_changed` is the optional collateral-damage check "nothing outside these rows
+changed", read from the state diff (so it costs what the run changed, not the world's size).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from silo.verifiers import Check, VerifierContext, optional
@@ -22,6 +24,7 @@ __all__ = [
     "canonical",
     "last_number_is",
     "mentions",
+    "nothing_else_changed",
     "numbers_in",
     "plain",
     "same",
@@ -126,3 +129,76 @@ def touched_rows(context: VerifierContext, collection: str) -> set[str] | None:
         return None
     entry = collections.get(collection) or {}
     return {str(key) for part in ("added", "removed", "changed") for key in entry.get(part, ())}
+
+
+_MAX_NAMED = 5  # offending rows named in a check's detail
+
+
+def nothing_else_changed(
+    context: VerifierContext,
+    rows: Mapping[str, Iterable[str] | None],
+    appendable: Iterable[str] = (),
+    label: str = "Nothing outside the task's rows changed",
+    worlds: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+) -> Check:
+    """Optional check that the run changed only the rows a task is about (collateral damage).
+
+    ``rows`` maps a collection to the row ids that may be added, changed or removed (``None``:
+    any row of it, e.g. id counters); a collection in ``appendable`` may gain new rows (an
+    audit log) but not change or lose old ones. Any other row the state diff names, and any
+    changed top-level scalar, fails the check; its detail names the first few. When the context
+    carries no state diff (a verifier called directly), ``worlds`` — ``(final, initial)`` — are
+    compared instead, row by row for object collections.
+    """
+    collections = context.state_diff.get("collections")
+    scalars = list(context.state_diff.get("scalars", ()))
+    if not isinstance(collections, Mapping):
+        if worlds is None:
+            return optional(label, False, "the verifier context carries no state diff")
+        collections, scalars = _compared(*worlds)
+    allowed = {name: None if ids is None else set(ids) for name, ids in rows.items()}
+    appending = set(appendable)
+    stray: list[str] = []
+    for name, entry in collections.items():
+        ids = allowed.get(name, set())
+        for part in ("added", "removed", "changed"):
+            if ids is None or (part == "added" and name in appending):
+                continue
+            stray += [f"{name}.{key} ({part})" for key in entry.get(part, ()) if key not in ids]
+    stray += [f"{item.get('field')} (scalar)" for item in scalars]
+    if not stray:
+        return optional(label, True, "nothing else changed")
+    more = f" and {len(stray) - _MAX_NAMED} more" if len(stray) > _MAX_NAMED else ""
+    return optional(label, False, f"also changed: {', '.join(stray[:_MAX_NAMED])}{more}")
+
+
+def _compared(
+    final: Mapping[str, Any], initial: Mapping[str, Any]
+) -> tuple[dict[str, dict[str, list[Any]]], list[dict[str, Any]]]:
+    """A state-diff-like summary of two worlds (object collections by row, arrays by prefix)."""
+    collections: dict[str, dict[str, list[Any]]] = {}
+    scalars: list[dict[str, Any]] = []
+    for key in dict.fromkeys([*final, *initial]):
+        after, before = final.get(key), initial.get(key)
+        if after is before:
+            continue
+        if isinstance(after, Mapping) and isinstance(before, Mapping):
+            entry = {
+                "added": [k for k in after if k not in before],
+                "removed": [k for k in before if k not in after],
+                "changed": [k for k in before if k in after and not same(after[k], before[k])],
+            }
+        elif isinstance(after, list) and isinstance(before, list):
+            grown = len(after) >= len(before) and same(after[: len(before)], before)
+            tail = after[len(before) :] if grown else after
+            new = [
+                row.get("id", i) if isinstance(row, Mapping) else i for i, row in enumerate(tail)
+            ]
+            entry = {"added": new, "removed": [], "changed": [] if grown else ["(rewritten)"]}
+        else:
+            if not same(after, before):
+                scalars.append({"field": key})
+            continue
+        if any(entry.values()):
+            collections[str(key)] = entry
+    return collections, scalars

@@ -4,7 +4,9 @@ Contract: each check function grades ``(final, initial, context)`` by inspecting
 the transcript. Expected answers are derived from the initial world with the same helpers the
 tools use (``state.py``); facts the instruction states (ids, amounts, dates) come from the
 task file's ``entities``. Required checks decide pass/fail; optional checks guard against
-collateral damage (other deals touched, a report task that changed the world).
+collateral damage (other deals touched, a report task that changed the world; on the write
+tasks :func:`silo.grading.nothing_else_changed` reads the state diff for any row outside the
+task's own).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from silo import Check, VerifierContext, check, define_verifier, optional
 from silo.grading import (
     last_number_is,
     mentions,
+    nothing_else_changed,
     plain,
     same,
     states_number,
@@ -108,6 +111,18 @@ def _converted_lead(final: World, initial: World, ctx: VerifierContext) -> list[
             bool(opp) and opp.get("ownerId") == before.get("ownerId"),
             f"owner {opp.get('ownerId')!r}, lead owner {before.get('ownerId')!r}",
         ),
+        nothing_else_changed(
+            ctx,
+            {
+                "leads": [lead_id],
+                "accounts": [str(account_id)],
+                "contacts": [str(lead.get("convertedContactId"))],
+                "opportunities": [str(lead.get("convertedOpportunityId"))],
+                "sequences": None,
+            },
+            appendable=["auditLog"],
+            worlds=(final, initial),
+        ),
     ]
 
 
@@ -157,6 +172,12 @@ def _rehomed_pipeline(final: World, initial: World, ctx: VerifierContext) -> lis
         ),
         optional("His closed deals kept their owner", closed_kept),
         optional("No other deal was changed", not others_changed, f"changed: {others_changed}"),
+        nothing_else_changed(
+            ctx,
+            {"opportunities": to_move, "sequences": None},
+            appendable=["auditLog"],
+            worlds=(final, initial),
+        ),
     ]
 
 
@@ -205,6 +226,12 @@ def _booked_win(final: World, initial: World, ctx: VerifierContext) -> list[Chec
             any(a["type"] == "note" and a["ownerId"] == facts.get("actorId") for a in notes),
         ),
         optional("No other deal was changed", not others, f"changed: {others}"),
+        nothing_else_changed(
+            ctx,
+            {"opportunities": [opp_id], "sequences": None},
+            appendable=["activities", "auditLog"],
+            worlds=(final, initial),
+        ),
     ]
 
 

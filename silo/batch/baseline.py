@@ -1,19 +1,21 @@
-"""Recorded baselines: ``result.json`` and ``state-diff.json`` as an exact regression oracle.
+"""Recorded baselines: a rollout's oracle documents as an exact regression oracle.
 
 Contract:
 
 * A golden is ``<baselines>/<env>/<agent>/<TASK>.<kind>.json`` for the kinds ``result`` and
-  ``state-diff`` (plus ``tool-events`` when a :class:`Target` pins them). Its text is exactly
+  ``state-diff``, plus ``state-changes`` and ``tool-events`` when a :class:`Target` pins them
+  (the config pins ``state-changes`` by default). Its text is exactly
   what the rollout's artifact would hold (:func:`silo.jsonio.pretty`), so two rollouts of a
   deterministic agent give the same bytes. ``tool-events`` are the trace's ``tool_call`` and
   ``tool_result`` events without ``at`` and ``durationMs``.
 * The committed config ``<project>/baselines/silo-baselines.yaml`` lists :class:`Entry` items
-  (``env``, ``agent``, optional ``tasks``, ``tool_events``, ``overrides``);
+  (``env``, ``agent``, optional ``tasks``, ``tool_events``, ``state_changes``, ``overrides``);
   :func:`load_entries` reads it and :func:`select_entries` narrows it to a selection.
 * :func:`record_goldens` runs every point of a target in memory (``write_artifacts=False``) and writes a
   golden only when its bytes change: ``created``, ``changed`` (with an explanation) or ``same``.
   :func:`check_goldens` reruns them and compares byte for byte: ``ok``, ``DRIFT`` (one per file, with
-  the changed fields), ``MISSING`` (no golden; the rollout is skipped when none exists).
+  the changed fields; ``state-changes`` drift is explained field by field with before and after
+  values by :mod:`silo.batch.baseline_changes`), ``MISSING`` (no golden; the rollout is skipped when none exists).
   Both report ``STALE`` goldens: a task no longer in the environment within the target's task
   scope, or pinned tool events the target no longer asks for. A rollout that cannot start is
   ``ERROR``. Nothing here prints; callers format the :class:`GoldenOutcome` records.
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.agents.resolve import resolve_agent
+from silo.batch.baseline_changes import explain_changes
 from silo.batch.baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
 from silo.batch.point import Point, run_point
 from silo.batch.sweep import ordered_map
@@ -56,8 +59,9 @@ __all__ = [
 ]
 
 BASE_KINDS = ("result", "state-diff")
+STATE_CHANGES = "state-changes"
 TOOL_EVENTS = "tool-events"
-_ALL_KINDS = (*BASE_KINDS, TOOL_EVENTS)
+_ALL_KINDS = (*BASE_KINDS, STATE_CHANGES, TOOL_EVENTS)
 _DROPPED_EVENT_KEYS = ("at", "durationMs")
 _MAX_LINES = 40  # explanation lines per file; the rest are counted
 _MAX_VALUE = 120  # characters of one value in an explanation line
@@ -72,6 +76,7 @@ class Target:
     points: Sequence[Point]
     tool_events: bool = False
     scope: tuple[str, ...] = ("all",)  # task ids/globs whose orphaned goldens count as STALE
+    state_changes: bool = False  # also pin state-changes.json (the config's entries default on)
 
     def folder(self, baselines_dir: Path) -> Path:
         """Where this target's goldens live: ``<baselines>/<env>/<agent>``."""
@@ -79,8 +84,9 @@ class Target:
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        """The golden kinds pinned: result and state-diff, plus tool-events when asked."""
-        return _ALL_KINDS if self.tool_events else BASE_KINDS
+        """The golden kinds pinned: always result and state-diff, the optional ones on request."""
+        optional = ((STATE_CHANGES, self.state_changes), (TOOL_EVENTS, self.tool_events))
+        return (*BASE_KINDS, *(kind for kind, pinned in optional if pinned))
 
 
 @dataclass(frozen=True)
@@ -197,7 +203,11 @@ def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str
         rollout = run_point(point, project_dir=project, runs_dir=None)
     except SiloError as exc:
         return exc.message
-    values: dict[str, Any] = {"result": rollout.result, "state-diff": rollout.state_diff}
+    values: dict[str, Any] = {
+        "result": rollout.result,
+        "state-diff": rollout.state_diff,
+        STATE_CHANGES: rollout.state_changes,
+    }
     if TOOL_EVENTS in kinds:
         values[TOOL_EVENTS] = tool_events(rollout.trace_lines)
     return {kind: values[kind] for kind in kinds}
@@ -213,7 +223,10 @@ def _read(path: Path) -> bytes | None:
 def _explained(
     status: str, here: tuple[str, str, str], kind: str, old: bytes, new: Any
 ) -> GoldenOutcome:
-    lines = explain(old.decode("utf-8", "replace"), new)
+    text = old.decode("utf-8", "replace")
+    lines = explain(text, new)
+    if kind == STATE_CHANGES and not lines[0].startswith("the golden is not valid JSON"):
+        lines = explain_changes(json.loads(text), new, _MAX_LINES) or lines
     return GoldenOutcome(status, *here, (f"{kind}.json",), tuple(lines))
 
 
@@ -234,6 +247,9 @@ def _stale(target: Target, project: Path, baselines_dir: Path) -> Iterator[Golde
                 yield GoldenOutcome("STALE", *here, note="task no longer exists")
         elif not target.tool_events and f"{TOOL_EVENTS}.json" in files:
             yield GoldenOutcome("STALE", *here, (f"{TOOL_EVENTS}.json",), note="tool_events is off")
+        elif not target.state_changes and f"{STATE_CHANGES}.json" in files:
+            note = "state_changes is off"
+            yield GoldenOutcome("STALE", *here, (f"{STATE_CHANGES}.json",), note=note)
 
 
 def check_goldens(

@@ -1,7 +1,8 @@
 """The committed baselines config: which environment x agent pairs are pinned.
 
 Contract: ``<project>/baselines/silo-baselines.yaml`` holds ``baselines:``, a list of entries
-``{env, agent, tasks?, tool_events?, overrides?}``. :func:`load_entries` reads and checks it
+``{env, agent, tasks?, tool_events?, state_changes?, overrides?}`` (``state_changes`` defaults
+to true: the field-level changes are pinned unless an entry opts out). :func:`load_entries` reads and checks it
 (one-line :class:`SiloError` per problem, naming the entry); :func:`select_entries` narrows the
 entries to a command line's ``env=``/``agent=`` choice.
 """
@@ -18,7 +19,7 @@ from silo.errors import BaselineError
 __all__ = ["CONFIG_NAME", "Entry", "config_path", "load_entries", "select_entries"]
 
 CONFIG_NAME = "silo-baselines.yaml"
-_ENTRY_KEYS = ("env", "agent", "tasks", "tool_events", "overrides")
+_ENTRY_KEYS = ("env", "agent", "tasks", "tool_events", "state_changes", "overrides")
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Entry:
     tasks: tuple[str, ...] = ()  # ids or globs; empty = every task
     tool_events: bool = False
     overrides: tuple[str, ...] = ()  # extra Hydra overrides (e.g. agent.trace=..., budget=quick)
+    state_changes: bool = True  # pin state-changes.json too
 
 
 def config_path(baselines_dir: Path) -> Path:
@@ -61,17 +63,18 @@ def _entry(raw: Any, where: str) -> Entry:
     for key in ("env", "agent"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise BaselineError("baselines_config_invalid", f"{where}: {key} must name one {key}")
-    flag = raw.get("tool_events", False)
-    if not isinstance(flag, bool):
-        raise BaselineError(
-            "baselines_config_invalid", f"{where}: tool_events must be true or false"
-        )
+    flags = {}
+    for key, default in (("tool_events", False), ("state_changes", True)):
+        flags[key] = raw.get(key, default)
+        if not isinstance(flags[key], bool):
+            raise BaselineError("baselines_config_invalid", f"{where}: {key} must be true or false")
     return Entry(
         raw["env"],
         raw["agent"],
         _words(raw.get("tasks"), where, "tasks"),
-        flag,
+        flags["tool_events"],
         _words(raw.get("overrides"), where, "overrides"),
+        flags["state_changes"],
     )
 
 

@@ -17,7 +17,10 @@ holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the f
   the check is absent), ``resultFields`` (the other top-level result keys that differ) and
   ``stateDiff``, the state-diff entries that differ: ``{path, onlyA, onlyB}`` with ``path``
   ``<collection>.<added|removed|changed>`` (row ids) or ``scalars`` (fields); ``None`` when a
-  side has no ``state-diff.json``, ``[]`` when both diffs are equal.
+  side has no ``state-diff.json``, ``[]`` when both diffs are equal; and ``stateChanges``, the
+  field-level lines of :func:`silo.batch.baseline_changes.explain_changes` (A as the golden,
+  e.g. ``opportunities.OPP-005.stageEnteredOn: "2026-02-10" -> "2026-03-16"``), ``None``
+  when a side has no ``state-changes.json``.
 - ``agents``: per agent, its ``summary.json`` agent row on each side and, for every k both
   sides have, ``passHatK[k] = {a, b, delta}``.
 
@@ -40,6 +43,7 @@ from silo.artifacts.documents import (
     SummaryRow,
     read_document,
 )
+from silo.batch.baseline_changes import explain_changes
 from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, load_rollout
 from silo.errors import ArtifactError
 
@@ -260,7 +264,16 @@ def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
             if key != "checks" and a.result.get(key) != b.result.get(key)
         ],
         "stateDiff": state_diff_changes(_read_diff(a.folder), _read_diff(b.folder)),
+        "stateChanges": _field_changes(a.folder, b.folder),
     }
+
+
+def _field_changes(folder_a: Path, folder_b: Path) -> list[str] | None:
+    """The field-level lines between two runs' ``state-changes.json``; None if one lacks it."""
+    found = [_read_changes(folder) for folder in (folder_a, folder_b)]
+    if found[0] is None or found[1] is None:
+        return None
+    return explain_changes(found[0], found[1])
 
 
 def _flipped_checks(
@@ -281,6 +294,16 @@ def _read_diff(folder: Path) -> StateDiffDocument | None:
         return read_document(folder / "state-diff.json", StateDiffDocument)
     except (OSError, json.JSONDecodeError):
         return None
+
+
+def _read_changes(folder: Path) -> dict[str, Any] | None:
+    try:
+        changes: dict[str, Any] = json.loads(
+            (folder / "state-changes.json").read_text(encoding="utf-8")
+        )
+    except (OSError, json.JSONDecodeError):
+        return None
+    return changes
 
 
 def _diff_entries(diff: StateDiffDocument) -> dict[str, list[Any]]:

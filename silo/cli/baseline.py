@@ -133,7 +133,7 @@ def _job(entry: Entry, tasks: list[str] | None, rest: list[str], project: Path, 
     if run:
         plain["task"] = ",".join(run)
         points = plan_from_config(plain, project, choice).points
-    target = Target(env_name, label, points, entry.tool_events, scope)
+    target = Target(env_name, label, points, entry.tool_events, scope, entry.state_changes)
     words = (f"env={env_name}", f"agent={choice or label}", *entry.overrides, *rest)
     return Job(target, words)
 

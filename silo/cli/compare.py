@@ -134,6 +134,7 @@ def _details(comparison: Comparison) -> list[str]:
         state = _state_text(detail["stateDiff"])
         if state:
             lines.append(f"    state diff: {state}")
+        lines.extend(f"    field {line}" for line in detail.get("stateChanges") or ())
     if lines:
         lines.insert(
             0, "Single-run cells that differ (state diff: +row only in B, -row only in A):"

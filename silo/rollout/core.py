@@ -1,10 +1,10 @@
-"""The rollout core: one rollout from its ``run_start`` event to its four artifacts.
+"""The rollout core: one rollout from its ``run_start`` event to its five artifacts.
 
 Contract: :meth:`Rollout.open` takes a fresh world, allocates the run folder (when artifacts are
 written), opens the trace and writes ``run_start``. Tool calls go through ``rollout.bridge``.
 :meth:`Rollout.finish` ends it once: no call may start after it began, the verifier grades the
-frozen world, ``trace.jsonl`` is completed and ``state-diff.json``, ``result.json`` and
-``run.json`` are written; the world goes back to its pool. Every driver (:func:`run_task` with
+frozen world, ``trace.jsonl`` is completed and ``state-diff.json``, ``state-changes.json``,
+``result.json`` and ``run.json`` are written; the world goes back to its pool. Every driver (:func:`run_task` with
 an agent on a worker thread, :class:`~silo.rollout.session.Session` driven by outside code,
 sweeps and baselines through ``run_task``) ends its rollouts here, so they agree byte for byte.
 """
@@ -29,6 +29,7 @@ from silo.rollout.bridge import Bridge, json_value
 from silo.rollout.trace import TraceWriter, event_json, utc_now_iso
 from silo.tasks import Task
 from silo.verifiers import Score, Verifier, VerifierContext, score
+from silo.world.changes import state_changes
 from silo.world.pool import World, WorldPool, WorldPools
 
 __all__ = [
@@ -93,6 +94,8 @@ class RolloutResult:
     run: dict[str, Any]
     run_id: str | None = None
     run_dir: Path | None = None
+    # The field-level changes (silo.world.changes): the third oracle document.
+    state_changes: dict[str, Any] = field(default_factory=dict)
     # The run's trace writer: kept in memory (write_artifacts=False), its tool events are
     # rendered to text only when trace_lines is read.
     trace: TraceWriter | None = field(default=None, repr=False, compare=False)
@@ -146,7 +149,7 @@ def tools_json(world: World) -> tuple[str, bytes, list[dict[str, Any]]]:
 
 
 class Rollout:
-    """One rollout's world, bridge and trace, from ``run_start`` to its four artifacts."""
+    """One rollout's world, bridge and trace, from ``run_start`` to its five artifacts."""
 
     def __init__(
         self,
@@ -311,6 +314,7 @@ class Rollout:
         )
         world.freeze()
         state_diff = world.diff()
+        changes = state_changes(world.initial(), world.state, state_diff)
         graded, verifier_error = grade(verifier, world, output, task, state_diff)
         if verifier_error:
             error = f"{error}; {verifier_error}" if error else verifier_error
@@ -345,11 +349,13 @@ class Rollout:
         run_dir = self.run_dir
         if run_dir is not None:
             write_json_atomic(run_dir / "state-diff.json", state_diff)
+            write_json_atomic(run_dir / "state-changes.json", changes)
             write_json_atomic(run_dir / "result.json", result)
             write_json_atomic(run_dir / "run.json", run)
         return RolloutResult(
-            self.environment.name, task, result, state_diff, run, self.run_id, run_dir, trace
-        )
+            self.environment.name, task, result, state_diff, run, self.run_id, run_dir,
+            changes, trace,
+        )  # fmt: skip
 
 
 def locate(

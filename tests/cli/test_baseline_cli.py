@@ -59,7 +59,8 @@ def test_record_creates_every_golden_of_the_config(project: Path) -> None:
         "record: 6 created, 0 changed, 0 same",
     ]
     files = sorted(p.name for p in (project / "baselines" / "toy" / "noop").iterdir())
-    assert files == sorted(f"{t}.{k}.json" for t in TASKS for k in ("result", "state-diff"))
+    kinds = ("result", "state-diff", "state-changes")  # state-changes: pinned by default
+    assert files == sorted(f"{t}.{k}.json" for t in TASKS for k in kinds)
 
 
 def test_second_record_rewrites_nothing(recorded: Path) -> None:
@@ -93,11 +94,13 @@ def test_drift_is_explained_field_by_field(recorded: Path) -> None:
     assert "  root['checks'][0]['passed']: True -> False" in explanation
     assert "  root['failedRequired'][0]: added 'C-1 went up by 2'" in explanation
     assert "  root['agentOutput']: 'C-1 is now 3' -> 'C-1 is now 5'" in explanation
-    assert lines[-1] == "check: 0 ok, 3 DRIFT, 0 MISSING, 0 STALE"  # state-diff.json is the same
+    # state-diff.json is the same; state-changes.json sees the value written
+    assert "DRIFT   toy/solver/TASK-001 state-changes.json" in lines
+    assert lines[-1] == "check: 0 ok, 6 DRIFT, 0 MISSING, 0 STALE"
 
 
 def test_missing_golden_names_the_command_that_records_it(recorded: Path) -> None:
-    for kind in ("result", "state-diff"):
+    for kind in ("result", "state-diff", "state-changes"):
         (recorded / "baselines" / "toy" / "noop" / f"TASK-002.{kind}.json").unlink()
     proc = baseline(recorded, "check")
     assert proc.returncode == 1
@@ -163,6 +166,7 @@ def test_tool_events_are_pinned_when_the_entry_asks(project: Path) -> None:
     assert '"at"' not in events.read_text() and '"durationMs"' not in events.read_text()
     assert sorted(p.name for p in events.parent.iterdir()) == [
         "TASK-001.result.json",
+        "TASK-001.state-changes.json",
         "TASK-001.state-diff.json",
         "TASK-001.tool-events.json",
     ]

@@ -35,6 +35,7 @@ def test_single_run_passes_and_reports(toy_project: Path) -> None:
         "trace.jsonl",
         "result.json",
         "state-diff.json",
+        "state-changes.json",
         "run.json",
     }
     assert not (toy_project / "outputs").exists() and not (toy_project / ".hydra").exists()

@@ -282,7 +282,7 @@ def test_rehoming_verifier_without_a_diff_compares_the_worlds(crm_env: Any) -> N
     outcome = grade(crm_env, "TASK-002", frozen(final), frozen(initial), "done")
     assert outcome.passed
     failed = {c.label for c in outcome.checks if not c.passed}
-    assert failed == {"No other deal was changed"}
+    assert failed == {"No other deal was changed", "Nothing outside the task's rows changed"}
     final["opportunities"]["OPP-006"]["ownerId"] = "USR-004"
     outcome = grade(crm_env, "TASK-002", frozen(final), frozen(initial), "done")
     assert not outcome.passed

@@ -12,7 +12,9 @@ import pytest
 
 from silo import RunLimitError, run_task
 
-ARTIFACTS = ("trace.jsonl", "result.json", "state-diff.json", "run.json")
+ARTIFACTS = (
+    "trace.jsonl", "result.json", "state-diff.json", "state-changes.json", "run.json",
+)  # fmt: skip
 
 
 def test_call_over_the_limit_is_refused_and_not_recorded(toy_project: Path) -> None:

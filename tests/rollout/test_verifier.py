@@ -30,6 +30,7 @@ def test_raising_verifier_fails_the_run_with_reason_and_artifacts(toy_project: P
         "trace.jsonl",
         "result.json",
         "state-diff.json",
+        "state-changes.json",
         "run.json",
     }
 
