@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from silo.batch.baseline import Target, check, record
+from silo.batch.baseline import Target, check_goldens, record_goldens
 from silo.batch.baseline_changes import explain_changes
 from silo.batch.baseline_config import load_entries
 from silo.batch.sweep import Point
@@ -30,14 +30,14 @@ def _target(agent: Any, *, state_changes: bool = True) -> Target:
 
 def test_a_value_only_change_drifts_state_changes_but_not_state_diff(toy_project: Path) -> None:
     base = toy_project / "baselines"
-    created = list(record(_target(_bumps_by(1, 1)), toy_project, base))
+    created = list(record_goldens(_target(_bumps_by(1, 1)), toy_project, base))
     assert [(o.status, o.files) for o in created] == [("created", ())]
     folder = base / "toy" / "solver"
     assert (folder / "TASK-001.state-changes.json").is_file()
-    assert [o.status for o in check(_target(_bumps_by(1, 1)), toy_project, base)] == ["ok"]
+    assert [o.status for o in check_goldens(_target(_bumps_by(1, 1)), toy_project, base)] == ["ok"]
 
     # Same rows touched, a different value written: the shallow state diff cannot see it.
-    out = list(check(_target(_bumps_by(2, 1)), toy_project, base))
+    out = list(check_goldens(_target(_bumps_by(2, 1)), toy_project, base))
     drifted = {o.files[0]: o.lines for o in out if o.status == "DRIFT"}
     assert "state-diff.json" not in drifted
     assert drifted["state-changes.json"] == ("counters.C-1.value: 3 -> 4",)
@@ -45,8 +45,8 @@ def test_a_value_only_change_drifts_state_changes_but_not_state_diff(toy_project
 
 def test_an_entry_can_opt_out_and_its_leftover_golden_is_stale(toy_project: Path) -> None:
     base = toy_project / "baselines"
-    list(record(_target(_bumps_by(1, 1)), toy_project, base))
-    out = list(check(_target(_bumps_by(1, 1), state_changes=False), toy_project, base))
+    list(record_goldens(_target(_bumps_by(1, 1)), toy_project, base))
+    out = list(check_goldens(_target(_bumps_by(1, 1), state_changes=False), toy_project, base))
     assert [(o.status, o.files, o.note) for o in out] == [
         ("ok", (), ""),
         ("STALE", ("state-changes.json",), "state_changes is off"),
