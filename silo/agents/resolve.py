@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.agents.contract import AgentError
-from silo.errors import SiloError
+from silo.errors import AgentLoadError
 from silo.loading.environment import Environment
 from silo.loading.modules import load_file, package_for_dir
 
@@ -49,13 +49,13 @@ def _finish(obj: Any, kwargs: dict[str, Any], path: str, label: str) -> Resolved
         try:
             obj = obj(**kwargs)
         except AgentError as exc:  # the factory's own word on its settings
-            raise SiloError("agent_invalid", str(exc)) from None
+            raise AgentLoadError("agent_invalid", str(exc)) from None
         except (TypeError, ValueError) as exc:
-            raise SiloError(
+            raise AgentLoadError(
                 "agent_invalid", f"cannot build agent {label} from {path}: {exc}"
             ) from None
     if not callable(obj):
-        raise SiloError("agent_invalid", f"agent {label} ({path}) is not callable")
+        raise AgentLoadError("agent_invalid", f"agent {label} ({path}) is not callable")
     return ResolvedAgent(obj, path, label, bool(getattr(obj, "deterministic", True)))
 
 
@@ -67,7 +67,7 @@ def _import_target(target: str) -> Any:
         module = importlib.import_module(module_name)
         return getattr(module, attr)
     except (ImportError, AttributeError, ValueError) as exc:
-        raise SiloError(
+        raise AgentLoadError(
             "agent_not_found",
             f'cannot import agent target "{target}": {exc}; check the dotted path',
         ) from None
@@ -78,7 +78,7 @@ def _from_file(spec: str, project_dir: Path, env: Environment | None) -> tuple[A
     path = Path(file_part)
     path = path if path.is_absolute() else project_dir / path
     if not path.is_file():
-        raise SiloError(
+        raise AgentLoadError(
             "agent_not_found",
             f"agent file {file_part} does not exist (looked in {path.parent}); give a path to a "
             "Python file relative to the project folder",
@@ -87,7 +87,7 @@ def _from_file(spec: str, project_dir: Path, env: Environment | None) -> tuple[A
     module = load_file(path.resolve(), f"{package}.{path.stem}")
     attr = attr or "agent"
     if not hasattr(module, attr):
-        raise SiloError(
+        raise AgentLoadError(
             "agent_invalid",
             f"{file_part} does not define {attr}(inp); export a function named {attr}",
         )
@@ -131,21 +131,21 @@ def resolve_agent(
             return (
                 _finish(resolved.fn, kwargs, resolved.path, resolved.label) if kwargs else resolved
             )
-        raise SiloError("agent_invalid", "an agent config needs one of name, path or _target_")
+        raise AgentLoadError("agent_invalid", "an agent config needs one of name, path or _target_")
     if not isinstance(spec, str) or not spec:
-        raise SiloError(
+        raise AgentLoadError(
             "agent_invalid", f"agent must be a callable, a name or a path, not {spec!r}"
         )
     if spec == "solver":
         if env is None or not env.solver_path.is_file():
             where = f'environment "{env.name}"' if env else "this environment"
-            raise SiloError(
+            raise AgentLoadError(
                 "agent_not_found",
                 f"{where} has no solver.py; write one exporting agent(inp), or choose another agent",
             )
         module = load_file(env.solver_path, f"{env.package}.solver")
         if not callable(getattr(module, "agent", None)):
-            raise SiloError(
+            raise AgentLoadError(
                 "agent_invalid", f"environments/{env.name}/solver.py must export agent(inp)"
             )
         return ResolvedAgent(
@@ -163,7 +163,7 @@ def resolve_agent(
     if "." in spec or ":" in spec:
         return _finish(_import_target(spec), {}, spec, spec.rpartition(".")[2])
     known = ", ".join(["solver", *BUILTIN_AGENTS])
-    raise SiloError(
+    raise AgentLoadError(
         "agent_not_found",
         f'unknown agent "{spec}"; use one of {known}, a path to a .py file or a pkg.module:attr target',
     )

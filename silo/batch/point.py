@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from silo.errors import SiloError
+from silo.errors import TaskError
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
 from silo.rollout.run import Budget, Interrupt, RolloutResult, run_task
@@ -62,7 +62,7 @@ def expand_tasks(pattern: str, known: Iterable[str]) -> list[str]:
     if any(ch in pattern for ch in "*?["):
         matched = [t for t in ids if fnmatch.fnmatchcase(t, pattern)]
         if not matched:
-            raise SiloError(
+            raise TaskError(
                 "task_not_found", f'no task matches "{pattern}"; known: {", ".join(ids)}'
             )
         return matched

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.batch.point import Point, expand_tasks, point_id, run_point
-from silo.errors import SiloError
+from silo.errors import ConfigError, SiloError
 from silo.loading.environment import Environment, load_environment
 from silo.rollout.run import Interrupt
 from silo.world.pool import WorldPools
@@ -164,7 +164,7 @@ def concurrency(value: Any) -> int:
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SiloError(
+        raise ConfigError(
             "config_invalid",
             f"max_concurrency must be a whole number >= 1 (rollouts in flight), got {value!r}",
         )

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from silo.errors import SiloError
+from silo.errors import BaselineError, ConfigError, SiloError
 
 if TYPE_CHECKING:
     from silo.batch.baseline import Entry, GoldenOutcome, Target
@@ -108,7 +108,7 @@ def _compose(overrides: list[str]) -> tuple[dict[str, Any], str | None]:
     except SiloError:
         raise
     except Exception as exc:  # Hydra and OmegaConf explain the problem themselves
-        raise SiloError("override_invalid", " ".join(str(exc).split())) from None
+        raise ConfigError("override_invalid", " ".join(str(exc).split())) from None
     assert isinstance(plain, dict)
     return {str(k): v for k, v in plain.items()}, choice
 
@@ -148,14 +148,14 @@ def plan_jobs(words: Sequence[str], project: Path, base: Path) -> list[Job]:
     entries = load_entries(config_path(base))
     envs, agents = chosen.get("env", []), chosen.get("agent", [])
     if entries is None and not envs and not agents:
-        raise SiloError(
+        raise BaselineError(
             "baselines_config_missing",
             f"no {_rel(config_path(base), project)}; list entries like "
             "'baselines: [{env: crm, agent: solver}]' in it, or choose env=<name> agent=<name>",
         )
     selected = select_entries(entries or [], envs, agents)
     if not selected:
-        raise SiloError(
+        raise BaselineError(
             "baselines_config_invalid",
             f"{_rel(config_path(base), project)} lists no baselines; add entries like "
             "{env: crm, agent: solver}",

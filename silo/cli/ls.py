@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.cli.args import out, parse, run_command
-from silo.errors import SiloError
+from silo.errors import EnvironmentLoadError, SiloError
 from silo.loading.environment import (
     find_project_dir,
     list_environments,
@@ -72,7 +72,7 @@ def environment_listing(name: str, project: Path) -> dict[str, Any]:
     try:
         tools = env.tools()
     except Exception as exc:
-        raise SiloError(
+        raise EnvironmentLoadError(
             "runtime_load_failed",
             f'environment "{name}" does not start: {describe_exception(exc, env.root / env.manifest.entrypoint)}; '
             f"run silo-validate env={name}",

@@ -18,7 +18,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from silo.cli.hydra.setup import check_group_overrides, prepare
-from silo.errors import SiloError
+from silo.errors import ConfigError, SiloError
 
 __all__ = ["main", "primary_config"]
 
@@ -74,13 +74,13 @@ def _serve(cfg: DictConfig, project: Path) -> None:
     env = env_cfg.get("name") if isinstance(env_cfg, dict) else env_cfg
     task, seed, port = plain.get("task"), plain.get("seed"), plain.get("port")
     if not isinstance(env, str) or not env:
-        raise SiloError("config_invalid", "env must name an environment, e.g. env=crm")
+        raise ConfigError("config_invalid", "env must name an environment, e.g. env=crm")
     if task is not None and not isinstance(task, str):
-        raise SiloError("config_invalid", f"task must be one task id, got {task!r}")
+        raise ConfigError("config_invalid", f"task must be one task id, got {task!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise SiloError("config_invalid", f"seed must be a whole number, got {seed!r}")
+        raise ConfigError("config_invalid", f"seed must be a whole number, got {seed!r}")
     if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
-        raise SiloError("config_invalid", f"port must be a number from 1 to 65535, got {port!r}")
+        raise ConfigError("config_invalid", f"port must be a number from 1 to 65535, got {port!r}")
     from silo.integrations.episodes import EpisodeSpec
     from silo.integrations.mcp_server import serve
 

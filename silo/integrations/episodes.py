@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.agents.contract import RunLimitError
-from silo.errors import SiloError
+from silo.errors import SessionError
 from silo.loading.environment import Environment, find_project_dir, load_environment
 from silo.rollout.core import RolloutResult
 from silo.rollout.session import Session, open_session
@@ -53,7 +53,7 @@ class EpisodeSpec:
         """Open one rollout of ``task`` (or the fixed task) on a fresh world."""
         chosen = task or self.task
         if chosen is None:
-            raise SiloError("task_not_chosen", "no task chosen yet; call start_task first")
+            raise SessionError("task_not_chosen", "no task chosen yet; call start_task first")
         return open_session(
             environment,
             environment.task(chosen),
@@ -128,7 +128,7 @@ class EpisodeTable:
             session = self._sessions.get(handle)
             if session is not None:
                 if task is not None:
-                    raise SiloError(
+                    raise SessionError(
                         "task_already_started",
                         f'this connection already rolls out task "{session.task.id}"; one '
                         "connection is one rollout, so reconnect to start another task",

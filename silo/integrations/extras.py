@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-from silo.errors import SiloError
+from silo.errors import ConfigError
 
 __all__ = ["require"]
 
@@ -21,7 +21,7 @@ def require(module: str, extra: str, what: str) -> None:
     except (ImportError, ValueError):
         found = False
     if not found:
-        raise SiloError(
+        raise ConfigError(
             "extra_missing",
             f"{what} needs the [{extra}] extra; install it with pip install 'silo[{extra}]' "
             f"(or pip install -e '.[{extra}]' in a checkout)",

@@ -33,7 +33,7 @@ from mcp.server import Server, ServerRequestContext  # noqa: E402
 from mcp.server.stdio import stdio_server  # noqa: E402
 
 from silo.agents.contract import RunLimitError  # noqa: E402
-from silo.errors import SiloError  # noqa: E402
+from silo.errors import ConfigError, EnvironmentLoadError, SessionError, SiloError  # noqa: E402
 from silo.integrations.episodes import EpisodeSpec, EpisodeTable, outcome  # noqa: E402
 from silo.loading.environment import Environment  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
@@ -103,7 +103,7 @@ def _handle(ctx: ServerRequestContext[Any, Any]) -> str:
         return STDIO_HANDLE  # stdio: one process per client
     handle = headers.get(EPISODE_HEADER) or headers.get("mcp-session-id")
     if not handle:
-        raise SiloError(
+        raise SessionError(
             "episode_unknown",
             "this request has no MCP session (the stateless 2026-07-28 protocol); connect with "
             "the handshake (ClientSession.initialize(), or mcp.Client(url, mode='legacy')) or "
@@ -136,7 +136,7 @@ class _Handlers:
         specs = self.environment.tool_specs()
         reserved = [s["name"] for s in specs if str(s["name"]).startswith("silo.")]
         if reserved:
-            raise SiloError(
+            raise EnvironmentLoadError(
                 "tool_name_reserved",
                 f"tool names starting with silo. are reserved for silo-mcp; rename {reserved[0]}",
             )
@@ -178,14 +178,14 @@ class _Handlers:
         if name == START_TOOL:
             task_id = arguments.get("task_id")
             if self.spec.task is not None:
-                raise SiloError("task_fixed", f"this server's task is fixed ({self.spec.task})")
+                raise SessionError("task_fixed", f"this server's task is fixed ({self.spec.task})")
             if not isinstance(task_id, str) or set(arguments) != {"task_id"}:
-                raise SiloError("invalid_input", f'{START_TOOL} takes {{"task_id": "<id>"}}')
+                raise SessionError("invalid_input", f'{START_TOOL} takes {{"task_id": "<id>"}}')
             started = self.table.start(handle, task_id)
             return _result({"taskId": started.task.id, "instruction": started.instruction})
         if name == FINISH_TOOL:
             if set(arguments) - {"answer"}:
-                raise SiloError("invalid_input", f'{FINISH_TOOL} takes {{"answer": <value>}}')
+                raise SessionError("invalid_input", f'{FINISH_TOOL} takes {{"answer": <value>}}')
             finished = await self.table.start(handle).afinish(arguments.get("answer"))
             return _result(outcome(finished))
         table = self.table
@@ -193,7 +193,7 @@ class _Handlers:
             table.get(handle) if self.spec.task is None else table.start(handle)
         )
         if session is None:
-            raise SiloError("task_not_chosen", f"no task started; call {START_TOOL} first")
+            raise SessionError("task_not_chosen", f"no task started; call {START_TOOL} first")
         called = await session.acall_tool(name, arguments)
         if called.is_error:
             error = called.output if isinstance(called.output, dict) else {}
@@ -263,7 +263,9 @@ def serve(
         elif transport == "http":
             _serve_http(server, table, host, port, idle_timeout_s)
         else:
-            raise SiloError("config_invalid", f"transport must be stdio or http, got {transport!r}")
+            raise ConfigError(
+                "config_invalid", f"transport must be stdio or http, got {transport!r}"
+            )
     finally:
         table.close_all()  # every rollout a client left open still leaves its record
 

@@ -26,7 +26,7 @@ from openenv.core.env_server import Environment, create_app  # noqa: E402
 from openenv.core.env_server.types import Action, Observation, State  # noqa: E402
 from pydantic import Field  # noqa: E402
 
-from silo.errors import SiloError  # noqa: E402
+from silo.errors import ConfigError  # noqa: E402
 from silo.integrations.episodes import (  # noqa: E402
     EpisodeSpec,
     call_or_end,
@@ -123,7 +123,7 @@ def create_openenv_app(spec: EpisodeSpec, *, max_concurrent_envs: int = 16) -> F
     """OpenEnv's app serving ``spec``; the environment (and task) are checked here, once."""
     environment = spec.load()
     if max_concurrent_envs < 1:
-        raise SiloError("config_invalid", "max_concurrent_envs must be at least 1")
+        raise ConfigError("config_invalid", "max_concurrent_envs must be at least 1")
 
     def factory() -> SiloOpenEnv:
         return SiloOpenEnv(spec, environment)

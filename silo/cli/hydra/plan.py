@@ -15,7 +15,7 @@ from typing import Any
 
 from silo.batch.point import Point, expand_tasks
 from silo.batch.sweep import concurrency
-from silo.errors import SiloError
+from silo.errors import ConfigError
 from silo.loading.environment import load_environment
 from silo.rollout.run import Budget
 
@@ -38,7 +38,7 @@ class Plan:
 
 def _positive_int(value: Any, key: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise SiloError(
+        raise ConfigError(
             "config_invalid", f"{key} must be a whole number >= {minimum}, got {value!r}"
         )
     return value
@@ -47,7 +47,7 @@ def _positive_int(value: Any, key: str, minimum: int = 1) -> int:
 def _flag(value: Any, key: str) -> bool:
     if isinstance(value, bool):
         return value
-    raise SiloError("config_invalid", f"{key} must be true or false, got {value!r}")
+    raise ConfigError("config_invalid", f"{key} must be true or false, got {value!r}")
 
 
 def agent_label(choice: str | None, agent: Mapping[str, Any]) -> str:
@@ -64,29 +64,31 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
     env_cfg = cfg.get("env")
     env_name = env_cfg.get("name") if isinstance(env_cfg, Mapping) else env_cfg
     if not isinstance(env_name, str) or not env_name:
-        raise SiloError("config_invalid", "env must name an environment, e.g. env=crm")
+        raise ConfigError("config_invalid", "env must name an environment, e.g. env=crm")
     environment = load_environment(env_name, project)
     task_spec = cfg.get("task")
     if task_spec is None or task_spec == "???":
         known = ", ".join(environment.tasks) or "none yet"
-        raise SiloError(
+        raise ConfigError(
             "config_invalid", f"missing task; add task=<id>, task=all or a glob (known: {known})"
         )
     budget_cfg = cfg.get("budget") or {}
     budget = Budget.of(dict(budget_cfg))
     agent = cfg.get("agent")
     if not isinstance(agent, Mapping):
-        raise SiloError("config_invalid", "agent must be a config group choice, e.g. agent=solver")
+        raise ConfigError(
+            "config_invalid", "agent must be a config group choice, e.g. agent=solver"
+        )
     if "path" in agent and not agent.get("path") and agent_choice == "file":
-        raise SiloError(
+        raise ConfigError(
             "config_invalid", "agent=file needs agent.path=<file.py> (a file exporting agent(inp))"
         )
     if "_target_" in agent and not agent.get("_target_") and agent_choice == "target":
-        raise SiloError("config_invalid", "agent=target needs agent._target_=<pkg.module:attr>")
+        raise ConfigError("config_invalid", "agent=target needs agent._target_=<pkg.module:attr>")
     agent_spec = dict(agent)
     seed = cfg.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise SiloError("config_invalid", f"seed must be a whole number, got {seed!r}")
+        raise ConfigError("config_invalid", f"seed must be a whole number, got {seed!r}")
     tasks = []
     for part in str(task_spec).split(","):
         for task_id in expand_tasks(part.strip(), environment.tasks):

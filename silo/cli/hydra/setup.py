@@ -13,7 +13,7 @@ import warnings
 from importlib import resources
 from pathlib import Path
 
-from silo.errors import SiloError
+from silo.errors import CODES, ConfigError
 from silo.loading.environment import find_project_dir, list_environments
 
 __all__ = ["GROUPS", "check_group_overrides", "group_options", "prepare"]
@@ -92,7 +92,7 @@ def check_group_overrides(args: list[str], project: Path) -> None:
     try:
         overrides = OverridesParser.create().parse_overrides(words)
     except Exception as exc:  # Hydra's parser explains the syntax problem itself
-        raise SiloError("override_invalid", " ".join(str(exc).split())) from None
+        raise ConfigError("override_invalid", " ".join(str(exc).split())) from None
     for override in overrides:
         group = override.key_or_group
         if not override.is_add() and not override.is_force_add():
@@ -109,8 +109,9 @@ def check_group_overrides(args: list[str], project: Path) -> None:
         known = group_options(group, project)
         for value in values:
             if value not in known:
-                raise SiloError(
-                    f"{group}_not_found",
+                code = f"{group}_not_found"
+                raise CODES[code].error(
+                    code,
                     f'unknown {group} "{value}"; available: {", ".join(known)}'
                     + (f" (or add conf/{group}/{value}.yaml)" if group != "env" else ""),
                 )
@@ -142,7 +143,7 @@ def _check_launcher(choice: str) -> None:
     except (ImportError, ValueError):
         installed = False
     if not installed:
-        raise SiloError(
+        raise ConfigError(
             "launcher_missing",
             f"hydra/launcher={choice} needs its Hydra plugin; install it with "
             f"pip install -e '.[{extra}]' (or pip install 'silo[{extra}]')",
@@ -164,7 +165,7 @@ def _check_key(key: str) -> None:
 
     close = difflib.get_close_matches(wrong, choices, n=1)
     hint = f"did you mean {close[0]}? " if close else ""
-    raise SiloError(
+    raise ConfigError(
         "override_invalid",
         f'unknown key "{key}"; {hint}known: {", ".join(choices)} (use +{key}=... to add a new key)',
     )
