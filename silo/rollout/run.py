@@ -106,6 +106,11 @@ def run_task(
     resolved = (
         agent if isinstance(agent, ResolvedAgent) else resolve_agent(agent, environment, project)
     )
+    # A model agent says who answers (kind, model, base URL without credentials, sampling);
+    # run.json keeps it so that two models' runs are never mistaken for repeats of one.
+    identity = getattr(resolved.fn, "identity", None)
+    if isinstance(identity, Mapping):
+        run_fields = {"agentIdentity": dict(identity), **(run_fields or {})}
     rollout = Rollout.open(
         environment,
         the_task,

@@ -177,6 +177,20 @@ def test_identity_names_the_model_and_never_a_credential(api: Api) -> None:
     }
 
 
+def test_run_json_records_who_answered(tmp_path: Path, api: Api) -> None:
+    with api.server([api.final("done")]) as server:
+        result = run(tmp_path, agent_for(api, server, seed=3))
+    recorded = json.loads((result.run_dir / "run.json").read_text(encoding="utf-8"))
+    assert recorded["agentIdentity"] == {
+        "kind": api.name,
+        "model": "fake-model",
+        "baseUrl": server.base_url,
+        "temperature": 0.0 if api.name == "openai" else None,
+        "seed": 3,
+    }
+    assert KEY not in json.dumps(recorded)
+
+
 def test_missing_key_for_a_remote_endpoint_is_one_line(
     tmp_path: Path, api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
