@@ -15,7 +15,8 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, overload
 
 __all__ = ["Tool", "ToolError", "define_tool", "tool"]
@@ -69,19 +70,19 @@ class Tool:
     input_schema: Mapping[str, Any]
     run: RunFn
     read_only: bool = False
-    _spec: dict[str, Any] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        spec = {
+    @cached_property
+    def _spec_document(self) -> dict[str, Any]:
+        # Built once per tool: every rollout offers the same spec, and the tool is immutable.
+        return {
             "name": self.name,
             "description": self.description,
             "inputSchema": self.input_schema,
         }
-        object.__setattr__(self, "_spec", spec)
 
     def spec(self) -> dict[str, Any]:
         """What the agent sees: ``{name, description, inputSchema}``."""
-        return self._spec
+        return self._spec_document
 
 
 def define_tool(
