@@ -186,5 +186,8 @@ CODES: Mapping[str, ErrorCode] = _registry(
         "a Silo control tool (silo.start_task, silo.finish) got bad input",
     ),
     ("session_wrong_rollout", SessionError, "a session's tools were called from another rollout"),
+    ("user_not_found", ConfigError, "user= names no simulated user, or its target cannot import"),
+    ("user_invalid", ConfigError, "the simulated user cannot be built (e.g. user.model unset)"),
+    ("session_no_user", SessionError, "message_user on a session whose task has no user block"),
 )
 """Every error code: code → :class:`ErrorCode` (its class and meaning). Read-only."""

@@ -3,20 +3,23 @@
 Contract: a task file is a JSON object with non-empty strings ``id``, ``title``,
 ``instruction`` and ``verifierId``; ``difficulty`` is optional (easy|medium|hard, default
 ``unspecified``); ``entities`` and any other keys are kept for humans and verifiers but never
-shown to the agent. Every problem raises :class:`~silo.errors.TaskError` naming the file and the fix.
+shown to the agent. An optional ``user`` block makes the task a conversation (:class:`UserSpec`:
+a persona, a goal, the opening message the agent receives, facts revealed only when asked, and
+how the user ends). Every problem raises :class:`~silo.errors.TaskError` naming the file and the
+fix.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
 
-__all__ = ["Task", "load_tasks", "DIFFICULTIES"]
+__all__ = ["DIFFICULTIES", "Task", "UserFact", "UserSpec", "load_tasks", "parse_user"]
 
 DIFFICULTIES = ("easy", "medium", "hard", "unspecified")
 _REQUIRED = ("id", "title", "instruction", "verifierId")
@@ -37,6 +40,8 @@ class Task:
     difficulty: str = "unspecified"
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     source: str = field(default="", compare=False)
+    # The parsed ``user`` block (also kept raw in ``extra``); None: not a conversation.
+    user: UserSpec | None = field(default=None, compare=False)
 
     @property
     def entities(self) -> Any:
@@ -72,8 +77,109 @@ def parse_task(raw: Any, source: str) -> Task:
             f'{source}: "difficulty" is {difficulty!r}; use one of easy, medium, hard',
         )
     extra = {k: v for k, v in raw.items() if k not in (*_REQUIRED, "difficulty")}
+    user = parse_user(raw["user"], source) if "user" in raw else None
     return Task(
-        raw["id"], raw["title"], raw["instruction"], raw["verifierId"], difficulty, extra, source
+        raw["id"], raw["title"], raw["instruction"], raw["verifierId"], difficulty, extra, source,
+        user,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class UserFact:
+    """Something the user knows and says only when the agent's message asks for it.
+
+    ``asked_by`` are phrases (matched case-insensitively inside the agent's message) that count
+    as asking; ``value`` is what the user then says.
+    """
+
+    name: str
+    value: str
+    asked_by: tuple[str, ...]
+
+    def asked_in(self, message: str) -> bool:
+        """True when ``message`` contains one of the phrases that ask for this fact."""
+        folded = message.casefold()
+        return any(phrase.casefold() in folded for phrase in self.asked_by)
+
+
+@dataclass(frozen=True)
+class UserSpec:
+    """A task's simulated user, as its ``user`` block declares it.
+
+    ``opening`` is the first user message (what the agent receives as its task); ``facts`` are
+    revealed only when asked; ``turns`` are scripted replies by user turn (turn 1 is the reply
+    to the agent's first message) used when no fact is asked; ``fallback`` answers anything
+    else. The user ends the conversation with ``end_say`` once the agent's message contains one
+    of ``end_when``.
+    """
+
+    persona: str
+    goal: str
+    opening: str
+    facts: tuple[UserFact, ...] = ()
+    turns: tuple[str, ...] = ()
+    fallback: str = "I'm not sure what you need from me. Could you ask me something specific?"
+    end_when: tuple[str, ...] = ()
+    end_say: str = "Thanks, that's everything."
+
+
+def _text(raw: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str:
+    value = raw.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        raise TaskError("task_invalid", f'{where}: "{key}" must be a non-empty string')
+    return value
+
+
+def _phrases(raw: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
+        raise TaskError("task_invalid", f"{where} must be a non-empty list of phrases")
+    return tuple(raw)
+
+
+def parse_user(raw: Any, source: str) -> UserSpec:
+    """The :class:`UserSpec` of a task file's ``user`` block; a bad one raises ``task_invalid``."""
+    where = f"{source}: user"
+    if not isinstance(raw, Mapping):
+        raise TaskError("task_invalid", f"{where} must be an object with persona, goal and opening")
+    unknown = sorted(
+        set(raw) - {"persona", "goal", "opening", "facts", "turns", "fallback", "ending"}
+    )
+    if unknown:
+        raise TaskError(
+            "task_invalid",
+            f'{where} has an unknown key "{unknown[0]}"; use persona, goal, opening, facts, '
+            "turns, fallback and ending",
+        )
+    facts_raw = raw.get("facts", [])
+    if not isinstance(facts_raw, list):
+        raise TaskError("task_invalid", f'{where}: "facts" must be a list of objects')
+    facts = []
+    for index, fact in enumerate(facts_raw):
+        at = f"{where}.facts[{index}]"
+        if not isinstance(fact, Mapping):
+            raise TaskError("task_invalid", f"{at} must be an object with name, value and askedBy")
+        facts.append(
+            UserFact(
+                _text(fact, "name", at),
+                _text(fact, "value", at),
+                _phrases(fact.get("askedBy"), f"{at}.askedBy"),
+            )
+        )
+    turns = raw.get("turns", [])
+    if not isinstance(turns, list) or not all(isinstance(t, str) for t in turns):
+        raise TaskError("task_invalid", f'{where}: "turns" must be a list of strings')
+    ending = raw.get("ending", {})
+    if not isinstance(ending, Mapping):
+        raise TaskError("task_invalid", f'{where}: "ending" must be an object with when and say')
+    return UserSpec(
+        persona=_text(raw, "persona", where),
+        goal=_text(raw, "goal", where),
+        opening=_text(raw, "opening", where),
+        facts=tuple(facts),
+        turns=tuple(turns),
+        fallback=_text(raw, "fallback", where, UserSpec.fallback),
+        end_when=_phrases(ending["when"], f"{where}.ending.when") if "when" in ending else (),
+        end_say=_text(ending, "say", f"{where}.ending", UserSpec.end_say),
     )
 
 

@@ -11,7 +11,7 @@ half-up to two decimals. A verifier with no required check cannot grade and is a
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, overload
@@ -75,12 +75,20 @@ class VerifierContext:
 
     ``state_diff`` is the run's ``state-diff.json`` document (which rows of which collections
     were added, removed or changed), so a collateral-damage check can read what changed instead
-    of comparing every row of the world.
+    of comparing every row of the world. ``conversation`` is the transcript of a conversational
+    task (empty otherwise); :attr:`told_user` is what the agent said in it.
     """
 
     agent_output: str
     task: Task
     state_diff: Mapping[str, Any] = field(default_factory=dict)
+    # A conversational task's transcript ({"role": "user"|"agent", "text"}, the opening first).
+    conversation: Sequence[Mapping[str, str]] = ()
+
+    @property
+    def told_user(self) -> str:
+        """Every message the agent sent the user, one per line: what an answer task may grade."""
+        return "\n".join(m.get("text", "") for m in self.conversation if m.get("role") == "agent")
 
 
 CheckFn = Callable[[Any, Any, VerifierContext], Iterable[Check]]

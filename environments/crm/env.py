@@ -11,13 +11,14 @@ from typing import Any
 
 from silo import Tool, Verifier
 
+from .conversation_verifiers import CONVERSATION_VERIFIERS
 from .state import create_state
 from .tools import ALL_TOOLS
 from .verifiers import VERIFIERS
 
 __all__ = ["bind_tools", "create_state", "verifiers"]
 
-verifiers: list[Verifier] = list(VERIFIERS)
+verifiers: list[Verifier] = [*VERIFIERS, *CONVERSATION_VERIFIERS]
 
 
 def bind_tools(state: dict[str, Any]) -> list[Tool]:

@@ -1,8 +1,11 @@
-"""Scripted reference solver for the six CRM tasks.
+"""Scripted reference solver for the nine CRM tasks.
 
 Contract: ``agent(inp)`` reads the instruction, recognises which task it is by its wording and
 solves it through the tools alone: every id it uses is either stated in the instruction or read
-from a tool result. It returns ``{"output": <answer text>}``. A tool refusal raises
+from a tool result. In the three conversational tasks (``inp.user`` set, ``inp.task`` the
+customer's opening) every fact comes from the customer: it asks which company and deal they
+mean and for the new figure, finds the deal by the words of their answer, acts as the deal's
+owner and tells them it is done. It returns ``{"output": <answer text>}``. A tool refusal raises
 :class:`SolverError`, because the reference solution must never need a retry. The solver uses
 only the standard library, so it loads as a standalone file.
 """
@@ -129,6 +132,70 @@ def weakest_active_rep(task: str, call: Call) -> str:
     return f"{weakest['name']} is furthest behind at {_number(weakest['attainmentPct'])}% of quota."
 
 
+_DATE = r"(\d{4}-\d{2}-\d{2})"
+
+
+def _ask(inp: Any, message: str) -> str:
+    """Send the customer one message and return their reply's text."""
+    reply = inp.user.send(message)
+    if reply["isError"]:
+        raise SolverError(f"the message {message!r} was not delivered: {reply['text']}")
+    return str(reply["text"])
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", text.casefold()) if len(w) > 3}
+
+
+def _named_deal(inp: Any, call: Call) -> dict[str, Any]:
+    """The deal the customer means: their company's deal whose name best matches their words."""
+    said = _ask(inp, "Which company are you with, and which deal do you mean?")
+    company = re.sub(r"^(i'm with|i am with)\s+", "", said.split(".")[0].strip(), flags=re.I)
+    accounts = call("search_accounts", {"query": company})["results"]
+    if not accounts:
+        raise SolverError(f"no account matches {company!r}")
+    deals = call("list_opportunities", {"accountId": accounts[0]["id"], "limit": 500})["results"]
+    heard = _words(said)
+    return max(
+        deals, key=lambda deal: (len(_words(deal["name"]) & heard), deal["status"] == "open")
+    )
+
+
+def new_amount(inp: Any, call: Call) -> str:
+    deal = _named_deal(inp, call)
+    amount = _dollars(_ask(inp, "What new amount did you agree?"))
+    call(
+        "update_opportunity",
+        {"actorId": deal["ownerId"], "opportunityId": deal["id"], "amount": amount},
+    )
+    _ask(inp, f"I have updated {deal['name']} ({deal['id']}) to ${_number(amount)}.")
+    return f"{deal['id']} now carries ${_number(amount)}."
+
+
+def new_close_date(inp: Any, call: Call) -> str:
+    deal = _named_deal(inp, call)
+    day = _first(_DATE, _ask(inp, "What is the new date it should close by?"))
+    call(
+        "update_opportunity",
+        {"actorId": deal["ownerId"], "opportunityId": deal["id"], "expectedCloseDate": day},
+    )
+    _ask(inp, f"The expected close of {deal['name']} ({deal['id']}) has been moved to {day}.")
+    return f"{deal['id']} is expected to close on {day}."
+
+
+def value_on_file(inp: Any, call: Call) -> str:
+    deal = call("get_opportunity", {"opportunityId": _named_deal(inp, call)["id"]})
+    told = f"The value on file for {deal['name']} ({deal['id']}) is ${_number(deal['amount'])}."
+    _ask(inp, told)
+    return told
+
+
+CONVERSATIONS: list[tuple[str, Callable[[Any, Call], str]]] = [
+    ("agreed new numbers", new_amount),
+    ("push the expected close date", new_close_date),
+    ("what value do you have on file", value_on_file),
+]
+
 ROUTES: list[tuple[str, Callable[[str, Call], str]]] = [
     ("convert her lead", convert_lead),
     ("has left the company", rehome_open_deals),
@@ -142,6 +209,10 @@ ROUTES: list[tuple[str, Callable[[str, Call], str]]] = [
 def agent(inp: Any) -> dict[str, str]:
     """Solve the task in ``inp`` and return the answer text."""
     task = inp.task
+    if getattr(inp, "user", None) is not None:
+        for phrase, talk in CONVERSATIONS:
+            if phrase.casefold() in task.casefold():
+                return {"output": talk(inp, _caller(inp))}
     for phrase, solve in ROUTES:
         if phrase.casefold() in task.casefold():
             return {"output": solve(task, _caller(inp))}

@@ -6,6 +6,14 @@ returns a :class:`ToolResult` (``{"output": ..., "isError": bool}``) and never r
 call; it raises :class:`RunLimitError` once the run has ended (tool-call limit, timeout). The
 result is also awaitable, so async agents may write ``await call_tool(...)``. ``signal`` tells
 the agent it should stop; ``emit`` adds a custom event (e.g. ``model_step``) to the trace.
+
+In a conversational task (one whose file has a ``user`` block) ``task`` is the user's opening
+message and ``user`` is the :class:`UserChannel`: ``user.send(text)`` (or ``await
+user.asend(text)``, or ``await user.send(text)``) sends one message to the simulated user and
+returns its :class:`UserReply` (``{"text": str, "ended": bool, "isError": bool}``). A message
+after the user ended the conversation, or over ``budget.max_user_turns``, is an error reply,
+never an exception; the user ending the conversation never ends the run (the agent still
+finishes its work and returns). Elsewhere ``user`` is None.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ __all__ = [
     "CancelSignal",
     "RunLimitError",
     "ToolResult",
+    "UserChannel",
+    "UserReply",
     "output_text",
     "unwrap_output",
 ]
@@ -57,6 +67,47 @@ class ToolResult(dict[str, Any]):
     def __await__(self) -> Generator[Any, None, ToolResult]:
         return self
         yield  # pragma: no cover - makes this a generator
+
+
+class UserReply(dict[str, Any]):
+    """``{"text": str, "ended": bool, "isError": bool}``; ``await`` on it returns itself."""
+
+    __slots__ = ()
+
+    @property
+    def text(self) -> str:
+        """What the user said (for an error reply, why no message was delivered)."""
+        return str(self["text"])
+
+    @property
+    def ended(self) -> bool:
+        """True once the user has ended the conversation: send no more messages."""
+        return bool(self["ended"])
+
+    @property
+    def is_error(self) -> bool:
+        """True when the message was not delivered (conversation over, turn budget spent)."""
+        return bool(self["isError"])
+
+    def __await__(self) -> Generator[Any, None, UserReply]:
+        return self
+        yield  # pragma: no cover - makes this a generator
+
+
+@dataclass(frozen=True)
+class UserChannel:
+    """The agent's line to the simulated user of a conversational task.
+
+    ``opening`` is the user's first message; ``send(text)`` delivers one message and returns the
+    user's reply (see the module docstring).
+    """
+
+    opening: str
+    send: Callable[[str], UserReply]
+
+    async def asend(self, text: str) -> UserReply:
+        """:meth:`send` for ``async`` agents (the reply is computed on the agent's thread)."""
+        return self.send(text)
 
 
 class CancelSignal:
@@ -101,6 +152,7 @@ class AgentInput:
     environment: str = ""
     deadline: float = float("inf")  # time.monotonic() at which the run times out
     emit: Callable[[str, Mapping[str, Any]], None] = field(default=lambda kind, data: None)
+    user: UserChannel | None = None  # set for conversational tasks only
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, key)

@@ -20,11 +20,18 @@ Guarantees:
   saying so: it is never taken as the answer;
 * the key never appears in the trace or an error; a missing key is allowed only for a local
   ``base_url``; :attr:`ModelAgent.identity` (kind, model, base URL without credentials,
-  temperature, seed) is what ``run.json`` records.
+  temperature, seed) is what ``run.json`` records;
+* in a conversational task the model talks to the user through one more function tool,
+  :data:`USER_TOOL` (``silo__message_user``, renamed with a trailing ``_`` while an environment
+  tool has the name, so it can never shadow one); the environment tools a turn asks for run
+  before its messages to the user, so a user who ends the conversation never cuts off a write
+  the model already asked for. :meth:`ModelAgent.complete` gives one completion of a
+  conversation the caller keeps (a simulated user's) with the same endpoint, backoff and retries.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -39,7 +46,16 @@ from urllib.parse import urlsplit, urlunsplit
 from silo.agents.contract import AgentError, AgentInput, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "ModelAgent", "Reply", "ToolUse", "pool_limits"]
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "USER_TOOL",
+    "ModelAgent",
+    "Reply",
+    "ToolUse",
+    "pool_limits",
+    "user_tool_name",
+    "without_credentials",
+]
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are an agent working in a simulated environment. Use the provided tools to complete "
@@ -51,6 +67,12 @@ _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 _PLACEHOLDER_KEY = "not-needed"
 _BACKOFF_BASE_S = 0.5
 _BACKOFF_CAP_S = 30.0
+USER_TOOL = "silo__message_user"
+_USER_TOOL_DESCRIPTION = (
+    "Send one message to the user you are working for and get their reply. The user knows "
+    "things the request does not say (names, amounts, preferences): ask them. When the reply "
+    'says "ended": true the user has left; finish your work and give your final answer.'
+)
 
 
 @dataclass(frozen=True)
@@ -156,13 +178,35 @@ class ModelAgent(ABC):
         return {
             "kind": self.kind,
             "model": self.model,
-            "baseUrl": _without_credentials(self.where),
+            "baseUrl": without_credentials(self.where),
             "temperature": self.temperature,
             "seed": self.seed,
         }
 
     def __call__(self, inp: AgentInput) -> dict[str, Any]:
         """Run the tool-calling loop for one rollout and return its final answer."""
+        if inp.user is not None:  # the user is one more tool (see the module docstring)
+            tool = {
+                "name": user_tool_name(inp.tools),
+                "description": _USER_TOOL_DESCRIPTION,
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"message": {"type": "string"}},
+                    "required": ["message"],
+                },
+            }
+            inp = dataclasses.replace(inp, tools=[*inp.tools, tool])
+        return self._conversation(inp, None).run()
+
+    def complete(self, inp: AgentInput, state: dict[str, Any]) -> Reply:
+        """One completion of ``state`` (built by :meth:`start`, extended by the caller).
+
+        The same endpoint, backoff, retries and ``model_step`` event as a turn of the loop; for
+        callers that keep their own conversation, such as a model playing the user.
+        """
+        return self._conversation(inp, state).step(1)
+
+    def _conversation(self, inp: AgentInput, state: dict[str, Any] | None) -> _Conversation:
         sdk = self._sdk()
         key = self._api_key()
         where = self.where
@@ -173,7 +217,7 @@ class ModelAgent(ABC):
             self.max_connections,
             lambda pool: self.build_client(sdk, key, where, pool),
         )
-        return _Conversation(self, sdk, endpoint, inp, key).run()
+        return _Conversation(self, sdk, endpoint, inp, key, state)
 
     # -- what a subclass supplies ------------------------------------------------------------
 
@@ -243,11 +287,17 @@ class _Conversation:
     """One rollout of a model agent: its request state, endpoint and backoff random source."""
 
     def __init__(
-        self, agent: ModelAgent, sdk: ModuleType, endpoint: Endpoint, inp: AgentInput, key: str
+        self,
+        agent: ModelAgent,
+        sdk: ModuleType,
+        endpoint: Endpoint,
+        inp: AgentInput,
+        key: str,
+        state: dict[str, Any] | None = None,
     ) -> None:
         self.agent, self.sdk, self.endpoint, self.inp, self.key = agent, sdk, endpoint, inp, key
         self.rng = random.Random(inp.seed if agent.seed is None else agent.seed)
-        self.state = agent.start(inp)
+        self.state = agent.start(inp) if state is None else state
 
     def run(self) -> dict[str, Any]:
         agent = self.agent
@@ -270,8 +320,7 @@ class _Conversation:
             if not reply.tool_uses:
                 return {"output": reply.text or ""}
             agent.add_reply(self.state, reply)
-            results = [(use, *_run_tool_call(self.inp, use)) for use in reply.tool_uses]
-            agent.add_results(self.state, results)
+            agent.add_results(self.state, _run_turn(self.inp, reply.tool_uses))
         raise AgentError(
             f"the model reached max_turns={agent.max_turns} without a final answer; "
             "raise agent.max_turns"
@@ -366,6 +415,45 @@ def _stop_if_ended(inp: AgentInput) -> None:
         raise RunLimitError("timeout", "the run's time budget ran out")
 
 
+def user_tool_name(tools: list[dict[str, Any]]) -> str:
+    """:data:`USER_TOOL`, with ``_`` appended while an environment tool already has the name."""
+    taken = {spec.get("name") for spec in tools}
+    name = USER_TOOL
+    while name in taken:
+        name += "_"
+    return name
+
+
+def _run_turn(inp: AgentInput, uses: list[ToolUse]) -> list[tuple[ToolUse, str, bool]]:
+    """Run a turn's calls, environment tools first and messages to the user last.
+
+    The results keep the model's order. Environment tools go first so that a user who ends the
+    conversation on a message never cuts off a write the model asked for in the same turn.
+    """
+    user_tool = user_tool_name(inp.tools[:-1]) if inp.user is not None else None
+    done: dict[int, tuple[str, bool]] = {}
+    order = sorted(range(len(uses)), key=lambda i: uses[i].name == user_tool)
+    for index in order:
+        use = uses[index]
+        done[index] = _message_user(inp, use) if use.name == user_tool else _run_tool_call(inp, use)
+    return [(use, *done[index]) for index, use in enumerate(uses)]
+
+
+def _message_user(inp: AgentInput, use: ToolUse) -> tuple[str, bool]:
+    """Deliver a ``silo__message_user`` call: the user's reply as the tool result."""
+    assert inp.user is not None
+    try:
+        data = json.loads(use.arguments or "{}")
+    except json.JSONDecodeError:
+        data = None
+    message = data.get("message") if isinstance(data, dict) else None
+    if not isinstance(message, str) or not message.strip():
+        text = 'send {"message": "<your message to the user>"}; the message was not delivered'
+        return _dumps({"error": {"code": "invalid_input", "message": text}}), True
+    reply = inp.user.send(message)
+    return _dumps(dict(reply)), reply.is_error
+
+
 def _run_tool_call(inp: AgentInput, use: ToolUse) -> tuple[str, bool]:
     """Run one tool call unless its arguments are not JSON: the result's content and error flag."""
     try:
@@ -402,7 +490,7 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
     return min(value, _BACKOFF_CAP_S) if value >= 0 else None
 
 
-def _without_credentials(url: str) -> str:
+def without_credentials(url: str) -> str:
     """``url`` without user info, query or fragment: what may be written to ``run.json``."""
     parts = urlsplit(url)
     host = parts.hostname or ""

@@ -34,6 +34,7 @@ class Point:
     agent_label: str
     budget: Budget
     seed: int = 0
+    user: Any = None  # a conversational task's simulated user (None: not one, or scripted)
 
 
 def point_id(point: Point, repeat: int) -> str:
@@ -47,6 +48,7 @@ def point_id(point: Point, repeat: int) -> str:
             "budget": [point.budget.max_tool_calls, point.budget.timeout_ms],
             "seed": point.seed,
             "repeat": repeat,
+            **({"user": point.user} if point.user is not None else {}),
         }
     )
     return hashlib.sha1(text.encode()).hexdigest()[:16]
@@ -102,4 +104,5 @@ def run_point(
         run_fields=fields,
         worlds=worlds,
         interrupt=interrupt,
+        user=point.user,
     )

@@ -7,6 +7,12 @@ frozen world, ``trace.jsonl`` is completed and ``state-diff.json``, ``state-chan
 ``result.json`` and ``run.json`` are written; the world goes back to its pool. Every driver (:func:`run_task` with
 an agent on a worker thread, :class:`~silo.rollout.session.Session` driven by outside code,
 sweeps and baselines through ``run_task``) ends its rollouts here, so they agree byte for byte.
+
+A task with a ``user`` block (and a user other than ``none``) gets a
+:class:`~silo.rollout.conversation.Conversation`: the agent receives the user's opening as its
+task and the user channel; ``run.json`` adds ``user``, ``userIdentity``, ``userTurns``,
+``conversationEndedBy`` and ``config.maxUserTurns``, and the verifier's context carries the
+transcript. A task without one is rolled out exactly as before.
 """
 
 from __future__ import annotations
@@ -19,15 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silo.agents.contract import output_text
+from silo.agents.contract import UserChannel, output_text
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result
 from silo.errors import ConfigError
 from silo.jsonio import write_json_atomic
 from silo.loading.environment import Environment, find_project_dir, load_environment
 from silo.rollout.bridge import Bridge, json_value
+from silo.rollout.conversation import Conversation
 from silo.rollout.trace import TraceWriter, event_json, utc_now_iso
 from silo.tasks import Task
+from silo.users.resolve import resolve_user
 from silo.verifiers import Score, Verifier, VerifierContext, score
 from silo.world.changes import state_changes
 from silo.world.pool import World, WorldPool, WorldPools
@@ -53,10 +61,11 @@ ACTIVE_ROLLOUT: contextvars.ContextVar[Rollout | None] = contextvars.ContextVar(
 
 @dataclass(frozen=True)
 class Budget:
-    """The limits of one rollout: tool calls it may make and wall time before it times out."""
+    """The limits of one rollout: tool calls, wall time, and messages to a simulated user."""
 
     max_tool_calls: int = 100
     timeout_ms: int = 120_000
+    max_user_turns: int = 20  # read only by conversational tasks
 
     @classmethod
     def of(cls, value: Budget | Mapping[str, Any] | None) -> Budget:
@@ -65,14 +74,17 @@ class Budget:
             return cls()
         if isinstance(value, Budget):
             return value
-        unknown = set(value) - {"max_tool_calls", "timeout_ms"}
+        unknown = set(value) - {"max_tool_calls", "timeout_ms", "max_user_turns"}
         if unknown:
             raise ConfigError(
                 "budget_invalid",
-                f"unknown budget key {sorted(unknown)[0]!r}; use max_tool_calls and timeout_ms",
+                f"unknown budget key {sorted(unknown)[0]!r}; use max_tool_calls, timeout_ms "
+                "and max_user_turns",
             )
         fields = {}
-        for key, default in (("max_tool_calls", 100), ("timeout_ms", 120_000)):
+        for key, default in (
+            ("max_tool_calls", 100), ("timeout_ms", 120_000), ("max_user_turns", 20),
+        ):  # fmt: skip
             raw = value.get(key, default)
             if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
                 raise ConfigError(
@@ -179,7 +191,19 @@ class Rollout:
         self.clock = time.monotonic()
         self.deadline = float("inf")
         self.result: RolloutResult | None = None
+        self.conversation: Conversation | None = None
         self._finishing = threading.Lock()
+
+    @property
+    def agent_task(self) -> str:
+        """What the agent receives as its task: the user's opening, or the instruction."""
+        conversation = self.conversation
+        return self.task.instruction if conversation is None else conversation.spec.opening
+
+    @property
+    def user_channel(self) -> UserChannel | None:
+        """The agent's line to the simulated user (None when the task is no conversation)."""
+        return None if self.conversation is None else self.conversation.channel
 
     @classmethod
     def open(
@@ -195,9 +219,15 @@ class Rollout:
         group_id: str | None = None,
         run_fields: Mapping[str, Any] | None = None,
         worlds: WorldPools | None = None,
+        user: Any = None,
     ) -> Rollout:
-        """Take a world, make the run folder (``runs_dir`` None: in memory), write run_start."""
+        """Take a world, make the run folder (``runs_dir`` None: in memory), write run_start.
+
+        ``user`` chooses the simulated user of a conversational task (see
+        :func:`silo.users.resolve.resolve_user`; default scripted); other tasks ignore it.
+        """
         verifier = environment.verifier_for(task)
+        simulated = resolve_user(user) if task.user is not None else None
         pool = (worlds or SHARED_WORLDS).pool(environment)
         world = pool.acquire()
         try:
@@ -215,6 +245,8 @@ class Rollout:
             "agentPath": agent_path,
             "seed": seed,
         }
+        if simulated is not None:
+            config["maxUserTurns"] = limits.max_user_turns
         run: dict[str, Any] = {
             "schemaVersion": SCHEMA_VERSION,
             "runId": run_id,
@@ -228,6 +260,9 @@ class Rollout:
             "config": config,
             "startedAt": utc_now_iso(),
         }
+        if simulated is not None:
+            run["user"] = simulated.label
+            run["userIdentity"] = simulated.user.identity(seed)
         rollout = cls(
             environment, task, verifier, limits, pool, world, trace, run_id, run_dir, run,
             run_fields,
@@ -249,6 +284,10 @@ class Rollout:
                 tools_text,
                 tools_utf8,
             )
+            if simulated is not None and task.user is not None:
+                rollout.conversation = Conversation(
+                    task.user, simulated, rollout.bridge, limits.max_user_turns, seed
+                )
         except BaseException:
             trace.close()
             pool.release(world, False)
@@ -256,6 +295,8 @@ class Rollout:
         rollout.tool_specs = specs
         rollout.clock = time.monotonic()
         rollout.deadline = rollout.clock + limits.timeout_ms / 1000
+        if rollout.conversation is not None:
+            rollout.conversation.deadline = rollout.deadline
         return rollout
 
     @property
@@ -301,6 +342,9 @@ class Rollout:
             self.bridge, self.trace, self.world, self.task, self.verifier,
         )  # fmt: skip
         duration_ms = (time.monotonic() - self.clock) * 1000
+        conversation = self.conversation
+        if conversation is not None:
+            conversation.close(reason)
         trace.event("agent_output", {"output": output})
         trace.event(
             "run_end",
@@ -315,7 +359,8 @@ class Rollout:
         world.freeze()
         state_diff = world.diff()
         changes = state_changes(world.initial(), world.state, state_diff)
-        graded, verifier_error = grade(verifier, world, output, task, state_diff)
+        transcript = () if conversation is None else tuple(conversation.transcript)
+        graded, verifier_error = grade(verifier, world, output, task, state_diff, transcript)
         if verifier_error:
             error = f"{error}; {verifier_error}" if error else verifier_error
         result = build_result(
@@ -344,6 +389,8 @@ class Rollout:
         run["toolCallCount"] = bridge.calls
         if bridge.usage:
             run["usage"] = bridge.usage
+        if conversation is not None:
+            run.update(conversation.record())
         if self.extra:
             run.update(self.extra)
         run_dir = self.run_dir
@@ -380,12 +427,19 @@ def locate(
 
 
 def grade(
-    verifier: Verifier, world: World, output: Any, task: Task, state_diff: dict[str, Any]
+    verifier: Verifier,
+    world: World,
+    output: Any,
+    task: Task,
+    state_diff: dict[str, Any],
+    conversation: tuple[Mapping[str, str], ...] = (),
 ) -> tuple[Score | None, str | None]:
     """The verifier's score of the final world, or the one-line reason it could not grade."""
     try:
         # The verifier gets its own copy: what it does to it must not reach state-diff.json.
-        context = VerifierContext(output_text(output), task, json_value(state_diff))
+        context = VerifierContext(
+            output_text(output), task, json_value(state_diff), json_value(conversation)
+        )
         checks = verifier.check(world.state, world.initial(), context)
         return score(verifier.id, checks), None
     except Exception as exc:

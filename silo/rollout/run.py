@@ -92,8 +92,12 @@ def run_task(
     run_fields: Mapping[str, Any] | None = None,
     worlds: WorldPools | None = None,
     interrupt: Interrupt | None = None,
+    user: Any = None,
 ) -> RolloutResult:
     """Run one rollout and return its graded result (see the module docstring).
+
+    ``user`` is the simulated user of a conversational task (default scripted; see
+    :func:`silo.users.resolve.resolve_user`).
 
     ``agent`` is a callable, a name (``solver``, ``noop``, ...), a file or a target (see
     :func:`silo.agents.resolve_agent`). ``run_fields`` are extra keys for ``run.json``;
@@ -122,6 +126,7 @@ def run_task(
         group_id=group_id,
         run_fields=run_fields,
         worlds=worlds,
+        user=user,
     )
     return drive_agent(rollout, resolved, seed, interrupt)
 
@@ -133,7 +138,7 @@ def drive_agent(
     bridge = rollout.bridge
     task = rollout.task
     inp = AgentInput(
-        task=task.instruction,
+        task=rollout.agent_task,
         tools=list(map(dict, rollout.tool_specs)),
         call_tool=bridge.call_tool,
         signal=bridge.signal,
@@ -142,6 +147,7 @@ def drive_agent(
         environment=rollout.environment.name,
         deadline=rollout.deadline,
         emit=bridge.emit,
+        user=rollout.user_channel,
     )
     wake = threading.Event()
     job: AgentJob | None = None

@@ -9,6 +9,12 @@ same calls and output, ``result.json`` and ``state-diff.json`` are byte-identica
 ``run_task`` with a scripted agent making those calls: both end in one
 :class:`~silo.rollout.core.Rollout`.
 
+A conversational task's session has a user: ``instruction`` is the user's opening message and
+``message_user(text)`` / ``amessage_user`` send one message through the same channel an agent
+gets (``user`` in :func:`open_session` chooses the simulated user; default scripted). Calling
+them on a session whose task has no user raises :class:`~silo.errors.SessionError`
+``session_no_user``.
+
 Budgets hold: the call over ``max_tool_calls`` is refused; a session still open at its
 deadline ends as ``timeout`` (graded, written) and every later call raises
 :class:`RunLimitError`. A session closed without ``finish`` (``close``, leaving a ``with``
@@ -26,7 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
 
-from silo.agents.contract import RunLimitError, ToolResult
+from silo.agents.contract import RunLimitError, ToolResult, UserReply
 from silo.errors import SessionError
 from silo.loading.environment import Environment
 from silo.rollout.bridge import json_value
@@ -52,6 +58,7 @@ def open_session(
     agent_label: str = "session",
     run_fields: Mapping[str, Any] | None = None,
     worlds: WorldPools | None = None,
+    user: Any = None,
 ) -> Session:
     """Open one rollout of ``task`` for outside code to drive (see the module docstring).
 
@@ -71,6 +78,7 @@ def open_session(
         group_id=group_id,
         run_fields=run_fields,
         worlds=worlds,
+        user=user,
     )
     return Session(rollout)
 
@@ -110,8 +118,13 @@ class Session:
 
     @property
     def instruction(self) -> str:
-        """The task's instruction, as an agent receives it."""
-        return self._rollout.task.instruction
+        """The task as an agent receives it: the instruction, or the user's opening message."""
+        return self._rollout.agent_task
+
+    @property
+    def has_user(self) -> bool:
+        """True when the task is a conversation with a simulated user."""
+        return self._rollout.user_channel is not None
 
     @property
     def task(self) -> Task:
@@ -164,6 +177,27 @@ class Session:
     async def acall_tool(self, name: str, input: Any = None) -> ToolResult:
         """:meth:`call_tool` for ``async`` code (tools run in process and do not block)."""
         return self.call_tool(name, input)
+
+    def message_user(self, text: str) -> UserReply:
+        """Send the simulated user one message: the reply an agent's ``user.send`` gets.
+
+        Raises :class:`~silo.errors.SessionError` when the task has no user or the session
+        ended, :class:`RunLimitError` once the deadline (or a failed user) ended it.
+        """
+        channel = self._rollout.user_channel
+        if channel is None:
+            raise SessionError(
+                "session_no_user",
+                f"task {self._rollout.task.id} has no user block, so there is no one to message; "
+                "call its tools and finish(output)",
+            )
+        if self._rollout.finished:
+            self._raise_ended()
+        return channel.send(text)
+
+    async def amessage_user(self, text: str) -> UserReply:
+        """:meth:`message_user` for ``async`` code."""
+        return self.message_user(text)
 
     def finish(self, output: Any = None) -> RolloutResult:
         """End the session with the agent's answer: grade, write the artifacts, return them."""

@@ -95,7 +95,14 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
             environment.task(task_id)  # one-line error listing the known ids
             tasks.append(task_id)
     label = agent_label(agent_choice, agent)
-    points = [Point(env_name, t, agent_spec, label, budget, seed) for t in tasks]
+    user_cfg = cfg.get("user")
+    user = dict(user_cfg) if isinstance(user_cfg, Mapping) else user_cfg
+    points = [
+        Point(
+            env_name, t, agent_spec, label, budget, seed, user if environment.task(t).user else None
+        )
+        for t in tasks
+    ]
     return Plan(
         env=env_name,
         points=points,

@@ -18,11 +18,12 @@ from silo.loading.environment import find_project_dir, list_environments
 
 __all__ = ["GROUPS", "check_group_overrides", "group_options", "prepare"]
 
-GROUPS = ("env", "agent", "budget")
+GROUPS = ("env", "agent", "budget", "user")
 TOP_KEYS = (
     "env",
     "agent",
     "budget",
+    "user",
     "task",
     "runs",
     "seed",
@@ -34,7 +35,7 @@ TOP_KEYS = (
     "hydra",
     "sweep",
 )
-BUDGET_KEYS = ("max_tool_calls", "timeout_ms")
+BUDGET_KEYS = ("max_tool_calls", "timeout_ms", "max_user_turns")
 
 
 def _yaml_names(folder: Path) -> set[str]:
@@ -152,8 +153,8 @@ def _check_launcher(choice: str) -> None:
 
 def _check_key(key: str) -> None:
     head, _, rest = key.partition(".")
-    if head in ("hydra", "agent") or "/" in head:
-        return  # Hydra checks these itself; agents take arbitrary keys
+    if head in ("hydra", "agent", "user") or "/" in head:
+        return  # Hydra checks these itself; agents and users take arbitrary keys
     choices: tuple[str, ...]
     if head not in TOP_KEYS:
         wrong, choices = head, TOP_KEYS
