@@ -10,6 +10,12 @@ the refused extra call again (the last recorded call; the engine refuses it with
 or re-raises :class:`RunLimitError` with the recorded message; a ``timeout`` that ended with an
 error re-raises it (a timeout the agent survived cannot be reproduced and replays as completed).
 
+A conversational run's messages to the user (``user_message`` events with ``role`` ``agent``)
+are sent again through ``inp.user`` at their place among the tool calls, so with the scripted
+user the replay reproduces the conversation and the run byte for byte; a reply that differs
+from the recorded one is a ``replay_divergence`` event (``recordedMessageId``). Replaying such
+a trace on a rollout without a user raises :class:`AgentError`.
+
 When a replayed call's result differs from the recorded ``tool_result`` (the environment changed
 since the recording), a ``replay_divergence`` event is added to the trace and the replay goes on.
 A missing file, an invalid JSON line (named by its line number) and a trace without an
@@ -20,7 +26,7 @@ A missing file, an invalid JSON line (named by its line number) and a trace with
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -39,6 +45,14 @@ class RecordedRun:
     output: Any  # the agent_output event's output
     termination_reason: str  # from run_end; "completed" when the trace has none
     error: str | None
+    # The agent's messages to the user (user_message, role agent) and the user's replies by
+    # messageId: empty for a run without a conversation.
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    replies: dict[Any, dict[str, Any]] = field(default_factory=dict)
+
+    def steps(self) -> list[dict[str, Any]]:
+        """The tool calls and the messages to the user, in the order they were made."""
+        return sorted([*self.calls, *self.messages], key=lambda e: e.get("seq") or 0)
 
 
 def read_trace(path: Path) -> RecordedRun:
@@ -79,12 +93,15 @@ def read_trace(path: Path) -> RecordedRun:
                 "an input; the trace is damaged"
             )
     end = (by_type.get("run_end") or [{}])[-1]
+    said = by_type.get("user_message", [])
     return RecordedRun(
         calls=calls,
         results={e.get("callId"): e for e in by_type.get("tool_result", [])},
         output=by_type["agent_output"][-1].get("output"),
         termination_reason=str(end.get("terminationReason") or "completed"),
         error=end.get("error"),
+        messages=[e for e in said if e.get("role") == "agent" and isinstance(e.get("text"), str)],
+        replies={e.get("messageId"): e for e in said if e.get("role") == "user"},
     )
 
 
@@ -102,7 +119,15 @@ class ReplayAgent:
     def __call__(self, inp: AgentInput) -> dict[str, Any]:
         """Make the recorded calls against ``inp``'s world and end as the recording ended."""
         recorded = read_trace(Path(self.trace).expanduser())
-        for call in recorded.calls:
+        if recorded.messages and inp.user is None:
+            raise AgentError(
+                f"{self.trace} is a conversation with a simulated user, but this rollout has no "
+                "user; replay it on the same conversational task (user=scripted)"
+            )
+        for call in recorded.steps():
+            if call.get("type") == "user_message":
+                _resend(inp, call, recorded.replies.get(call.get("messageId")))
+                continue
             result = inp.call_tool(call["tool"], call["input"])
             expected = recorded.results.get(call.get("callId"))
             if expected is not None:
@@ -124,6 +149,21 @@ class ReplayAgent:
         elif reason in ("max_tool_calls", "timeout") and error is not None:
             raise RunLimitError(reason, error)
         return {"output": recorded.output}
+
+
+def _resend(inp: AgentInput, message: dict[str, Any], expected: dict[str, Any] | None) -> None:
+    """Send a recorded message to the user again; a different reply is a divergence."""
+    assert inp.user is not None
+    reply = inp.user.send(message["text"])
+    if expected is None:
+        return
+    before = {"text": expected.get("text"), "ended": bool(expected.get("ended"))}
+    after = {"text": reply.text, "ended": reply.ended}
+    if canonical(before) != canonical(after):
+        inp.emit(
+            "replay_divergence",
+            {"recordedMessageId": message.get("messageId"), "recorded": before, "replayed": after},
+        )
 
 
 def _report_divergence(

@@ -10,8 +10,10 @@ event with ``role`` ``agent`` and the next ``messageId``, then the user's reply 
 The conversation ends once, recorded as ``conversation_end`` with ``endedBy`` and ``reason``:
 ``user`` (the user ended it), ``budget`` (the message over ``max_user_turns`` is refused with
 an error reply and not delivered), ``agent`` (the agent returned first) or ``run`` (a limit or
-timeout ended the run). The early-stop guard: the user's ending is written only once no tool
-call of the agent is in flight; when one was, the event says so (``heldForCallId``). The user
+timeout ended the run). The early-stop guard: a message sent while one of the agent's tool
+calls is in flight is delivered (and answered) only once that call returned, so the user can
+never end the conversation under a running write; an ending that waited says for which call
+(``heldForCallId``). The user
 ending never ends the run, so the agent's pending write always lands. After the end every
 message gets an error reply. A user that fails ends the run as ``user_error``.
 """
@@ -73,6 +75,11 @@ class Conversation:
                 )
             self.turns = message_id = self.turns + 1
             said = str(text)
+            # A tool call holding the bridge is in flight: the message (and so any ending) waits
+            # for it below, and an ending records which call it waited for.
+            held = None if self.bridge.lock.acquire(blocking=False) else self.bridge.calls
+            if held is None:
+                self.bridge.lock.release()
             self._event("user_message", {"messageId": message_id, "role": "agent", "text": said})
             self.transcript.append({"role": "agent", "text": said})
             started = time.perf_counter()
@@ -94,9 +101,6 @@ class Conversation:
             reply = str(turn.text)
             self.transcript.append({"role": "user", "text": reply})
             duration = round((time.perf_counter() - started) * 1000, 3)
-            held = None if self.bridge.lock.acquire(blocking=False) else self.bridge.calls
-            if held is None:
-                self.bridge.lock.release()
             self._event(
                 "user_message",
                 {

@@ -124,3 +124,26 @@ def test_replaying_a_model_run_needs_no_model(
             )  # the server is still up but unused
             assert len(server.requests) == (len(script) if budget is None else 5)
     assert recorded.termination_reason == "max_tool_calls"
+
+
+def test_replay_reproduces_a_conversational_run_byte_for_byte(tmp_path: Path) -> None:
+    recorded = silo.run_task("crm", "TASK-007", "solver", project_dir=ROOT, runs_dir=tmp_path)
+    trace = recorded.run_dir / "trace.jsonl"
+    replayed = silo.run_task(
+        "crm", "TASK-007", ReplayAgent(trace), project_dir=ROOT, runs_dir=tmp_path
+    )
+    for name in ("result.json", "state-diff.json", "state-changes.json"):
+        assert (replayed.run_dir / name).read_bytes() == (recorded.run_dir / name).read_bytes()
+    lines = (replayed.run_dir / "trace.jsonl").read_text().splitlines()
+    said = [json.loads(line) for line in lines if '"user_message"' in line]
+    assert len(said) == 7 and "replay_divergence" not in "".join(lines)
+
+
+def test_replaying_a_conversation_without_a_user_is_a_one_line_agent_error(tmp_path: Path) -> None:
+    recorded = silo.run_task("crm", "TASK-007", "solver", project_dir=ROOT, runs_dir=tmp_path)
+    replayed = silo.run_task(
+        "crm", "TASK-007", ReplayAgent(recorded.run_dir / "trace.jsonl"), project_dir=ROOT,
+        runs_dir=tmp_path, user="none",
+    )  # fmt: skip
+    assert replayed.termination_reason == "agent_error"
+    assert "conversation with a simulated user" in (replayed.error or "")

@@ -1,0 +1,41 @@
+"""silo-run with conversational tasks: user= choices, budget.max_user_turns, one-line mistakes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.cli._console import one_line_error, run
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _silo_run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return run("silo-run", REPO, "env=crm", f"runs_dir={tmp_path}", *args)
+
+
+def test_conversational_task_runs_with_the_scripted_user_by_default(tmp_path: Path) -> None:
+    proc = _silo_run(tmp_path, "task=TASK-007", "agent=solver")
+    assert proc.returncode == 0, proc.stderr
+    (run_dir,) = tmp_path.iterdir()
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["user"] == "scripted" and record["userIdentity"]["kind"] == "scripted"
+    assert record["config"]["maxUserTurns"] == 20
+
+
+def test_a_spent_user_turn_budget_fails_the_solver(tmp_path: Path) -> None:
+    proc = _silo_run(tmp_path, "task=TASK-007", "agent=solver", "budget.max_user_turns=1")
+    assert proc.returncode == 1
+
+
+def test_user_mistakes_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    proc = _silo_run(tmp_path, "task=TASK-007", "user=openai")
+    assert proc.returncode == 2
+    assert (
+        one_line_error(proc, "silo-run")
+        == "set user.model=<model name> (e.g. user.model=gpt-4.1-mini)"
+    )
+    proc = _silo_run(tmp_path, "task=TASK-007", "user=bogus")
+    assert proc.returncode == 2
+    assert one_line_error(proc, "silo-run").startswith('unknown user "bogus"')
