@@ -20,7 +20,9 @@ holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the f
   side has no ``state-diff.json``, ``[]`` when both diffs are equal; and ``stateChanges``, the
   field-level lines of :func:`silo.batch.baseline_changes.explain_changes` (A as the golden,
   e.g. ``opportunities.OPP-005.stageEnteredOn: "2026-02-10" -> "2026-03-16"``), ``None``
-  when a side has no ``state-changes.json``.
+  when a side has no ``state-changes.json``; and, when either run talked to a simulated user,
+  ``conversation`` (:func:`conversation_changes`: each side's messages as ``role: text`` lines
+  and ``firstDifference``, the index of the first message that differs or ``None``).
 - ``agents``: per agent, its ``summary.json`` agent row on each side and, for every k both
   sides have, ``passHatK[k] = {a, b, delta}``.
 
@@ -57,6 +59,8 @@ __all__ = [
     "compare",
     "load_side",
     "resolve_folder",
+    "conversation_changes",
+    "conversation_line",
     "run_detail",
     "state_diff_changes",
 ]
@@ -256,7 +260,7 @@ def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
     """How one rollout's result and state diff differ from another's; ``None`` when equal."""
     if a.result == b.result:
         return None
-    return {
+    detail: dict[str, Any] = {
         "checks": _flipped_checks(a.result.get("checks", []), b.result.get("checks", [])),
         "resultFields": [
             key
@@ -266,6 +270,49 @@ def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
         "stateDiff": state_diff_changes(_read_diff(a.folder), _read_diff(b.folder)),
         "stateChanges": _field_changes(a.folder, b.folder),
     }
+    talk = conversation_changes(a.folder, b.folder)
+    if talk is not None:
+        detail["conversation"] = talk
+    return detail
+
+
+def _messages(folder: Path) -> list[str]:
+    """A run's conversation as ``role: text`` lines, from its trace (empty without one)."""
+    try:
+        lines = (folder / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    said = []
+    for line in lines:
+        if '"user_message"' not in line:
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "user_message":
+            said.append(f"{event.get('role')}: {event.get('text')}")
+    return said
+
+
+def conversation_changes(folder_a: Path, folder_b: Path) -> dict[str, Any] | None:
+    """Both runs' conversations and where they first differ; None when neither has one."""
+    a, b = _messages(folder_a), _messages(folder_b)
+    if not a and not b:
+        return None
+    first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+    if first is None and len(a) != len(b):
+        first = min(len(a), len(b))
+    return {"a": a, "b": b, "firstDifference": first}
+
+
+def conversation_line(talk: Mapping[str, Any]) -> str:
+    """One line for a report: the conversations are the same, or where and how they part."""
+    a, b, first = list(talk["a"]), list(talk["b"]), talk["firstDifference"]
+    if first is None:
+        return f"conversation: the same {len(a)} messages"
+    shown = [side[first] if first < len(side) else "(no message)" for side in (a, b)]
+    return f"conversation differs at message {first}: A {shown[0]!r} | B {shown[1]!r}"
 
 
 def _field_changes(folder_a: Path, folder_b: Path) -> list[str] | None:

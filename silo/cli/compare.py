@@ -17,7 +17,7 @@ import json
 import sys
 from typing import Any
 
-from silo.batch.compare import Comparison, compare
+from silo.batch.compare import Comparison, compare, conversation_line
 from silo.cli.args import UsageError, out, output_format, parse, parse_bool, run_command
 from silo.loading.environment import find_project_dir
 
@@ -135,6 +135,8 @@ def _details(comparison: Comparison) -> list[str]:
         if state:
             lines.append(f"    state diff: {state}")
         lines.extend(f"    field {line}" for line in detail.get("stateChanges") or ())
+        if detail.get("conversation"):
+            lines.append(f"    {conversation_line(detail['conversation'])}")
     if lines:
         lines.insert(
             0, "Single-run cells that differ (state diff: +row only in B, -row only in A):"

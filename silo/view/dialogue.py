@@ -5,7 +5,9 @@ model, messages sent, latency, tokens, finish reason, the assistant's text and t
 asked for — so the model's side of a run reads at a glance apart from the tool cards.
 :func:`conversation` renders the trace's conversation events (any event with a ``role`` and a
 ``content`` or ``text``, such as a simulated user's ``user_message``) as one bubble per
-message in order; a run without any says so. Every value is escaped.
+message in order, then who ended the conversation and why (``conversation_end``); a run
+without any says so. :func:`has_conversation` tells whether a trace holds a simulated user's
+conversation. Every value is escaped.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from silo.view.html import esc, fmt_ms, json_text, mapping, records, table, text_block
 from silo.view.trace import BadLine
 
-__all__ = ["conversation", "model_steps"]
+__all__ = ["conversation", "has_conversation", "model_steps"]
 
 
 def _events(trace: list[dict[str, Any] | BadLine]) -> list[dict[str, Any]]:
@@ -49,10 +51,21 @@ def model_steps(trace: list[dict[str, Any] | BadLine]) -> str:
     return table(headers, rows)
 
 
+def has_conversation(trace: list[dict[str, Any] | BadLine]) -> bool:
+    """True when the trace holds a conversation with a simulated user."""
+    return any(event.get("type") == "user_message" for event in _events(trace))
+
+
 def conversation(trace: list[dict[str, Any] | BadLine]) -> str:
     """The conversation events as bubbles in order; a sentence when there is none."""
     bubbles = []
     for event in _events(trace):
+        if event.get("type") == "conversation_end":
+            by, reason = event.get("endedBy", "?"), event.get("reason", "")
+            held = event.get("heldForCallId")
+            wait = f" (waited for tool call {held})" if held is not None else ""
+            bubbles.append(f'<p class="muted">Ended by {esc(by)}: {esc(reason)}{esc(wait)}</p>')
+            continue
         content = event.get("content", event.get("text"))
         if "role" not in event or content is None or event.get("type") == "model_step":
             continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from silo.view.changes import changes_table, read_changes
-from silo.view.dialogue import conversation, model_steps
+from silo.view.dialogue import conversation, has_conversation, model_steps
 from silo.view.html import anchor, esc
 from silo.view.run_page import load_run, run_section, verdict
 
@@ -33,8 +33,9 @@ def run_detail(folder: Path, prefix: str = "run") -> tuple[str, str]:
     extra = [
         ("changes", "Field-level changes", field_html),
         ("steps", "Model steps", model_steps(run.trace)),
-        ("conversation", "Conversation", conversation(run.trace)),
     ]
+    if not has_conversation(run.trace):  # a conversation is shown in the run section above
+        extra.append(("conversation", "Conversation", conversation(run.trace)))
     body = run_section(run, prefix) + "".join(
         f'<h2 id="{anchor(prefix, key)}">{esc(title)}</h2>{html}' for key, title, html in extra
     )

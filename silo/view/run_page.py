@@ -5,7 +5,8 @@ Contract: :func:`load_run` reads ``trace.jsonl`` (with :func:`silo.view.trace.re
 killed before its end has only a trace. It never raises for a damaged file; what it could not
 read is listed in ``problems``. :func:`run_section` renders the run — header (task, verdict,
 reward, checks passed, termination, tool calls and errors, agent, environment, duration,
-started at, run id, error), instruction, checks (failed required ones highlighted, failed
+started at, run id, error), instruction, the conversation of a conversational task
+(:func:`silo.view.dialogue.conversation`), checks (failed required ones highlighted, failed
 optional ones shaded), the timeline (:func:`silo.view.trace.timeline`), the state diff
 (collections with added/removed/changed row ids, scalars with from/to) and the resolved config
 — with every HTML id prefixed by ``prefix`` so that several runs fit on one page. A verdict is
@@ -36,6 +37,7 @@ from silo.view.html import (
     text_block,
 )
 from silo.view.html import facts as grid
+from silo.view.dialogue import conversation, has_conversation
 from silo.view.trace import BadLine, read_trace, timeline
 
 __all__ = ["RUN_FILES", "RunFolder", "load_run", "run_section", "verdict"]
@@ -253,8 +255,10 @@ def run_section(run: RunFolder, prefix: str) -> str:
     instruction_html = (
         text_block(str(instruction)) if instruction else '<p class="muted">No task recorded.</p>'
     )
-    sections = [
-        ("instruction", "Instruction", instruction_html + task_file),
+    sections = [("instruction", "Instruction", instruction_html + task_file)]
+    if has_conversation(run.trace):  # a conversational task: the talk is half of the story
+        sections.append(("conversation", "Conversation", conversation(run.trace)))
+    sections += [
         ("checks", "Checks", _checks(facts)),
         ("timeline", "Timeline", timeline(run.trace)),
         ("diff", "State diff", _diff(run)),

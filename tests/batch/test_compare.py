@@ -181,3 +181,29 @@ def test_user_mistakes_raise_silo_errors(toy_project: Path) -> None:
     with pytest.raises(SiloError, match="is not a Silo rollout") as bad:
         compare(group, group, toy_project)
     assert bad.value.code == "compare_bad_rollout"
+
+
+def test_single_run_detail_shows_where_two_conversations_part(tmp_path: Path) -> None:
+    from silo.batch.compare import conversation_line
+    from silo.rollout.run import run_task
+
+    repo = Path(__file__).resolve().parents[2]
+
+    def asks_late(inp: Any) -> str:
+        inp.user.send("Hello, how can I help?")
+        return "ok"
+
+    side_a, side_b = (
+        run_task("crm", "TASK-007", agent, project_dir=repo, runs_dir=tmp_path / side,
+                 agent_label="candidate")
+        for agent, side in (("solver", "a"), (asks_late, "b"))
+    )  # fmt: skip
+    assert side_a.run_dir is not None and side_b.run_dir is not None
+    found = compare(side_a.run_dir, side_b.run_dir, repo)
+    (cell,) = [c for c in found.cells if c["detail"] is not None]
+    talk = cell["detail"]["conversation"]
+    assert talk["firstDifference"] == 1 and talk["a"][0] == talk["b"][0]
+    assert conversation_line(talk) == (
+        "conversation differs at message 1: A 'agent: Which company are you with, and which "
+        "deal do you mean?' | B 'agent: Hello, how can I help?'"
+    )
