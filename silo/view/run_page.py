@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from silo.artifacts.documents import ResultDocument, RunDocument, StateDiffDocument
+from silo.view.dialogue import conversation, has_conversation
 from silo.view.html import (
     anchor,
     badge,
@@ -37,7 +38,6 @@ from silo.view.html import (
     text_block,
 )
 from silo.view.html import facts as grid
-from silo.view.dialogue import conversation, has_conversation
 from silo.view.trace import BadLine, read_trace, timeline
 
 __all__ = ["RUN_FILES", "RunFolder", "load_run", "run_section", "verdict"]
