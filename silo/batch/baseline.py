@@ -41,6 +41,7 @@ from silo.batch.sweep import ordered_map
 from silo.errors import BaselineError, SiloError
 from silo.jsonio import pretty, write_text_atomic
 from silo.loading.environment import load_environment
+from silo.users.resolve import resolve_user
 
 __all__ = [
     "CONFIG_NAME",
@@ -195,6 +196,14 @@ def require_deterministic(target: Target, project: Path) -> None:
             "cannot be a baseline; record a scripted agent, or replay a recorded run of it: "
             "agent=replay agent.trace=.silo/runs/<run>/trace.jsonl",
         )
+    for point in target.points:  # a conversational task's user must be scripted too
+        user = resolve_user(point.user) if point.user is not None else None
+        if user is not None and not user.deterministic:
+            raise BaselineError(
+                "user_not_deterministic",
+                f'user "{user.label}" of {point.task} is not deterministic (e.g. an LLM), so its '
+                "conversations cannot be a baseline; record with user=scripted",
+            )
 
 
 def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str, Any] | str:

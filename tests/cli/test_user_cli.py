@@ -39,3 +39,12 @@ def test_user_mistakes_are_one_line_and_exit_2(tmp_path: Path) -> None:
     proc = _silo_run(tmp_path, "task=TASK-007", "user=bogus")
     assert proc.returncode == 2
     assert one_line_error(proc, "silo-run").startswith('unknown user "bogus"')
+
+
+def test_a_model_user_cannot_be_pinned_as_a_baseline() -> None:
+    proc = run(
+        "silo-baseline", REPO, "record", "env=crm", "agent=solver", "task=TASK-007",
+        "user=openai", "user.model=m",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "is not deterministic" in one_line_error(proc, "silo-baseline")
