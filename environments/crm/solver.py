@@ -161,26 +161,33 @@ def _named_deal(inp: Any, call: Call) -> dict[str, Any]:
     )
 
 
-def new_amount(inp: Any, call: Call) -> str:
+def _change_named_deal(
+    inp: Any, call: Call, question: str, field: str, read: Callable[[str], Any], done: str
+) -> str:
+    """Ask which deal and the new ``field`` value, update it as the deal's owner, say so."""
     deal = _named_deal(inp, call)
-    amount = _dollars(_ask(inp, "What new amount did you agree?"))
+    value = read(_ask(inp, question))
     call(
         "update_opportunity",
-        {"actorId": deal["ownerId"], "opportunityId": deal["id"], "amount": amount},
+        {"actorId": deal["ownerId"], "opportunityId": deal["id"], field: value},
     )
-    _ask(inp, f"I have updated {deal['name']} ({deal['id']}) to ${_number(amount)}.")
-    return f"{deal['id']} now carries ${_number(amount)}."
+    shown = f"${_number(value)}" if isinstance(value, float) else value
+    _ask(inp, done.format(deal=f"{deal['name']} ({deal['id']})", value=shown))
+    return f"{deal['id']}: {field} is now {shown}."
+
+
+def new_amount(inp: Any, call: Call) -> str:
+    return _change_named_deal(
+        inp, call, "What new amount did you agree?", "amount", _dollars,
+        "I have updated {deal} to {value}.",
+    )  # fmt: skip
 
 
 def new_close_date(inp: Any, call: Call) -> str:
-    deal = _named_deal(inp, call)
-    day = _first(_DATE, _ask(inp, "What is the new date it should close by?"))
-    call(
-        "update_opportunity",
-        {"actorId": deal["ownerId"], "opportunityId": deal["id"], "expectedCloseDate": day},
-    )
-    _ask(inp, f"The expected close of {deal['name']} ({deal['id']}) has been moved to {day}.")
-    return f"{deal['id']} is expected to close on {day}."
+    return _change_named_deal(
+        inp, call, "What is the new date it should close by?", "expectedCloseDate",
+        lambda text: _first(_DATE, text), "The expected close of {deal} has been moved to {value}.",
+    )  # fmt: skip
 
 
 def value_on_file(inp: Any, call: Call) -> str:

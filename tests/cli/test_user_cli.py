@@ -22,6 +22,7 @@ def test_conversational_task_runs_with_the_scripted_user_by_default(tmp_path: Pa
     record = json.loads((run_dir / "run.json").read_text())
     assert record["user"] == "scripted" and record["userIdentity"]["kind"] == "scripted"
     assert record["config"]["maxUserTurns"] == 20
+    assert "conversation: 3 user turns, ended by user" in proc.stdout
 
 
 def test_a_spent_user_turn_budget_fails_the_solver(tmp_path: Path) -> None:

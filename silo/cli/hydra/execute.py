@@ -134,6 +134,9 @@ def print_rollout(result: Any, project: Path) -> None:
     if r["error"]:
         lines.append(f"error: {r['error']}")
     lines.extend(f"  x {label}" for label in r["failedRequired"])
+    if "userTurns" in result.run:  # a conversational task
+        ended = result.run.get("conversationEndedBy")
+        lines.append(f"conversation: {result.run['userTurns']} user turns, ended by {ended}")
     if result.run_dir is not None:
         lines.append(f"run folder: {_rel(result.run_dir, project)}")
     print("\n".join(lines))
