@@ -49,6 +49,7 @@ def point_id(point: Point, repeat: int) -> str:
             "seed": point.seed,
             "repeat": repeat,
             **({"user": point.user} if point.user is not None else {}),
+            **({"maxUserTurns": point.budget.max_user_turns} if point.user is not None else {}),
         }
     )
     return hashlib.sha1(text.encode()).hexdigest()[:16]

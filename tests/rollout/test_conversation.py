@@ -114,14 +114,16 @@ def test_after_the_user_ends_messages_are_error_replies_and_the_agent_still_acts
 _SLOW_TOOL = """
 
 import time as _time
+from pathlib import Path as _Path
 
 
 def _slow_bump(state, args):
+    _Path({marker!r}).touch()  # tells the test's agent the write is in flight
     _time.sleep(1.0)  # a write still running when the user answers
-    return _bump(state, {"id": "C-1", "by": 2})
+    return _bump(state, {{"id": "C-1", "by": 2}})
 
 
-TOOLS.append(define_tool("slow_bump", "Bump C-1 by 2, slowly.", {"type": "object"}, _slow_bump))
+TOOLS.append(define_tool("slow_bump", "Bump C-1 by 2, slowly.", {{"type": "object"}}, _slow_bump))
 """
 
 _TALK = {
@@ -138,7 +140,8 @@ _TALK = {
 def talking_toy(toy_project: Path) -> Path:
     """The toy project with a slow write and a conversational task."""
     env = toy_project / "environments" / "toy"
-    (env / "env.py").write_text((env / "env.py").read_text() + _SLOW_TOOL)
+    marker = str(toy_project / "write-started")
+    (env / "env.py").write_text((env / "env.py").read_text() + _SLOW_TOOL.format(marker=marker))
     (env / "tasks" / "TASK-009.json").write_text(json.dumps(_TALK))
     return toy_project
 
@@ -150,7 +153,10 @@ def test_the_user_cannot_end_while_the_agents_tool_call_is_in_flight(talking_toy
         assert inp.user is not None
         writer = threading.Thread(target=inp.call_tool, args=("slow_bump", {}))
         writer.start()
-        time.sleep(0.3)  # the write is in flight
+        started = talking_toy / "write-started"
+        deadline = time.monotonic() + 10
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the write is in flight
         reply = inp.user.send("I am bumping it now.")  # the scripted user's ending phrase
         writer.join()
         return reply.text
