@@ -98,6 +98,9 @@ class Conversation:
                 self.bridge.end("user_error")
                 message = f"the simulated user crashed: {type(exc).__name__}: {exc}"
                 raise RunLimitError("user_error", message) from None
+            if self.ended_by is not None:  # the run finished while the user was answering
+                reason = self.bridge.reason or "completed"
+                raise RunLimitError(reason, f"Run ended: {reason}.")
             reply = str(turn.text)
             self.transcript.append({"role": "user", "text": reply})
             duration = round((time.perf_counter() - started) * 1000, 3)

@@ -213,3 +213,21 @@ def test_an_answer_task_grades_what_the_agent_told_the_user() -> None:
 
     assert _run(told, task="TASK-009").passed
     assert not _run(kept_to_itself, task="TASK-009").passed
+
+
+def test_a_user_that_hangs_ends_the_run_at_its_timeout_with_the_conversation_closed() -> None:
+    class Hangs:
+        deterministic = True
+
+        def reply(self, view: UserView) -> UserTurn:
+            view.signal.wait(5)  # returns as soon as the run is stopped
+            return UserTurn("too late")
+
+        def identity(self, seed: int) -> dict[str, Any]:
+            return {"kind": "hangs"}
+
+    result = _run(_asks_twice, user=Hangs(), budget={"timeout_ms": 300})
+    assert result.termination_reason == "timeout"
+    end = [e for e in _events(result) if e["type"] == "conversation_end"]
+    assert [(e["endedBy"], e["reason"]) for e in end] == [("run", "the run ended: timeout")]
+    assert result.run["userTurns"] == 1
