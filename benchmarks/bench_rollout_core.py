@@ -46,6 +46,8 @@ def main() -> None:
     rows = []
     for task_id in env.tasks:
         task = env.task(task_id)
+        if task.user is not None:  # the core loop has no simulated user: the first six tasks
+            continue
         result = run_task(env, task_id, "solver", project_dir=ROOT, write_artifacts=False)
         assert result.passed, result.result
         calls = result.tool_calls

@@ -51,6 +51,8 @@ from _common import (
     wall,
 )
 
+CRM_TASKS = len(list((ROOT / "environments" / "crm" / "tasks").glob("*.json")))
+
 
 def silo_run(args: list[str], runs_dir: Path, cpu: int | None = None) -> float:
     return wall(
@@ -116,7 +118,9 @@ def fast_path(
     for i in range(repeat):
         d = root / f"fast{i}"
         walls_n.append(silo_run(["env=crm", f"task={task}", f"runs={n}"], d, cpu))
-        assert count_runs(d) == n * (6 if task == "all" else 1), "fast path: wrong run count"
+        assert count_runs(d) == n * (CRM_TASKS if task == "all" else 1), (
+            "fast path: wrong run count"
+        )
         shutil.rmtree(d, ignore_errors=True)
         d0 = root / f"small{i}"
         walls_0.append(silo_run(["env=crm", f"task={task}", f"runs={n0}"], d0, cpu))
@@ -203,8 +207,10 @@ def main() -> None:
                     f"{r_free:,.0f}",
                 ]
             )
-            per_task = max(1, n // 6)
-            w_all, marg_all = fast_path(per_task, max(1, n0 // 6), 1, where, cpu, task="all")
+            per_task = max(1, n // CRM_TASKS)
+            w_all, marg_all = fast_path(
+                per_task, max(1, n0 // CRM_TASKS), 1, where, cpu, task="all"
+            )
             rows.append(
                 [
                     f"fast path task=all, {label}",

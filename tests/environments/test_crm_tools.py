@@ -118,9 +118,9 @@ READS: dict[str, dict[str, Any]] = {
 
 def test_validation_counts(crm_env: Any, crm_tools: Any) -> None:
     assert len(list((CRM_DIR / "data").glob("*.json"))) == 9
-    assert len(crm_env.tasks) == 6
+    assert len(crm_env.tasks) == 9
     assert len(crm_tools) >= 42
-    assert len(crm_env.verifiers) == 6
+    assert len(crm_env.verifiers) == 9
     assert set(crm_tools) == set(MUTATIONS) | set(READS)
 
 
