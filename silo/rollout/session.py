@@ -163,13 +163,7 @@ class Session:
         the budget or the deadline ended the session, :class:`~silo.errors.SessionError` after it finished.
         """
         rollout = self._rollout
-        active = ACTIVE_ROLLOUT.get()
-        if active is not None and active is not rollout:
-            raise SessionError(
-                "session_wrong_rollout",
-                "this call_tool belongs to another rollout's session; call the tools of the "
-                "session (or the AgentInput) of the rollout you are in",
-            )
+        self._check_rollout("call_tool")
         if rollout.finished:
             self._raise_ended()
         return rollout.bridge.call_tool(name, input)
@@ -191,6 +185,7 @@ class Session:
                 f"task {self._rollout.task.id} has no user block, so there is no one to message; "
                 "call its tools and finish(output)",
             )
+        self._check_rollout("message_user")
         if self._rollout.finished:
             self._raise_ended()
         return channel.send(text)
@@ -223,6 +218,15 @@ class Session:
         if self._finalizer.alive:
             self._finalizer.detach()
             _abandon(self._rollout, self._timer, "closed")
+
+    def _check_rollout(self, what: str) -> None:
+        active = ACTIVE_ROLLOUT.get()
+        if active is not None and active is not self._rollout:
+            raise SessionError(
+                "session_wrong_rollout",
+                f"this {what} belongs to another rollout's session; use the session (or the "
+                "AgentInput) of the rollout you are in",
+            )
 
     def _raise_ended(self) -> NoReturn:
         rollout = self._rollout

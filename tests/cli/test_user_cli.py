@@ -49,3 +49,13 @@ def test_a_model_user_cannot_be_pinned_as_a_baseline() -> None:
     )  # fmt: skip
     assert proc.returncode == 2
     assert "is not deterministic" in one_line_error(proc, "silo-baseline")
+
+
+def test_a_bad_user_stops_a_sweep_before_any_rollout(tmp_path: Path) -> None:
+    proc = run(
+        "silo-run", REPO, "-m", "env=crm", f"runs_dir={tmp_path}", "task=all", "agent=noop",
+        "user=openai",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "set user.model=<model name>" in proc.stderr and "Traceback" not in proc.stderr
+    assert not list(tmp_path.glob("*/run_*"))

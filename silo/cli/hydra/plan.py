@@ -18,6 +18,7 @@ from silo.batch.sweep import concurrency
 from silo.errors import ConfigError
 from silo.loading.environment import load_environment
 from silo.rollout.run import Budget
+from silo.users.resolve import resolve_user
 
 __all__ = ["Plan", "plan_from_config"]
 
@@ -97,6 +98,8 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
     label = agent_label(agent_choice, agent)
     user_cfg = cfg.get("user")
     user = dict(user_cfg) if isinstance(user_cfg, Mapping) else user_cfg
+    if any(environment.task(t).user for t in tasks):
+        resolve_user(user)  # a bad user= is one line before any rollout starts
     points = [
         Point(
             env_name, t, agent_spec, label, budget, seed, user if environment.task(t).user else None
