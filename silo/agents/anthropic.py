@@ -35,6 +35,7 @@ from silo.agents.model import (
     read_json,
     token_count,
     tools_json,
+    transport,
 )
 
 __all__ = ["AnthropicAgent"]
@@ -61,8 +62,8 @@ class AnthropicAgent(ModelAgent):
         super().__init__(model=model, api_key_env=api_key_env, **settings)
 
     def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
-        """A sync client shared by every rollout thread, its pool and keep-alive set to ``pool``."""
-        http_client = sdk.DefaultHttpxClient(limits=pool_limits(pool))
+        """A sync client shared by every rollout thread: one kept-alive connection per thread."""
+        http_client = sdk.DefaultHttpxClient(limits=pool_limits(pool), transport=transport())
         return sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http_client)
 
     def start(self, inp: AgentInput) -> dict[str, Any]:

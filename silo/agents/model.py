@@ -11,8 +11,9 @@ hooks).
 
 Guarantees:
 
-* one SDK client per endpoint and process (:mod:`silo.agents.endpoints`), its pool sized by
-  ``max_connections``; rate limits and server errors back off *together* for every rollout of
+* one SDK client per endpoint and process (:mod:`silo.agents.endpoints`), one kept-alive
+  connection per rollout thread (:mod:`silo.agents.transport`), at most ``max_connections``
+  requests in flight; rate limits and server errors back off *together* for every rollout of
   the process, and the in-flight limit adapts;
 * requests cost little CPU at hundreds in flight: a subclass sends a body it serialised itself
   (:func:`json_body`: the fixed fields once per conversation, each tool's spec once per endpoint
@@ -58,6 +59,7 @@ __all__ = [
     "read_json",
     "token_count",
     "tools_json",
+    "transport",
 ]
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -508,6 +510,17 @@ def pool_limits(pool: int) -> Any:
     reopened on every burst.
     """
     return _httpx().Limits(max_connections=pool, max_keepalive_connections=pool)
+
+
+def transport() -> Any:
+    """The HTTP transport of the SDK clients: per-thread keep-alive connections.
+
+    (:mod:`silo.agents.transport`; imported here, when a client is built, because it needs the
+    SDKs' ``httpx2``.)
+    """
+    from silo.agents.transport import ThreadConnections
+
+    return ThreadConnections()
 
 
 def raw_response() -> Any:
