@@ -19,6 +19,7 @@ from __future__ import annotations
 import http.client
 import ssl
 import threading
+import weakref
 
 import httpx2
 
@@ -32,7 +33,8 @@ class ThreadConnections(httpx2.BaseTransport):
 
     def __init__(self) -> None:
         self._local = threading.local()
-        self._every: set[http.client.HTTPConnection] = set()
+        # Weak: a connection goes (and its socket closes) with the thread that owned it.
+        self._every: weakref.WeakSet[http.client.HTTPConnection] = weakref.WeakSet()
         self._lock = threading.Lock()
         self._ssl: ssl.SSLContext | None = None
 
@@ -74,7 +76,7 @@ class ThreadConnections(httpx2.BaseTransport):
     def close(self) -> None:
         """Close every connection this transport opened, on any thread."""
         with self._lock:
-            every, self._every = self._every, set()
+            every, self._every = list(self._every), weakref.WeakSet()
         for connection in every:
             connection.close()
 
