@@ -29,13 +29,10 @@ from silo.agents.model import (
     ModelAgent,
     Reply,
     ToolUse,
-    json_body,
-    pool_limits,
-    raw_response,
-    read_json,
+    conversation_state,
+    post_conversation,
+    sdk_http_client,
     token_count,
-    tools_json,
-    transport,
 )
 
 __all__ = ["AnthropicAgent"]
@@ -63,8 +60,9 @@ class AnthropicAgent(ModelAgent):
 
     def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
         """A sync client shared by every rollout thread: one kept-alive connection per thread."""
-        http_client = sdk.DefaultHttpxClient(limits=pool_limits(pool), transport=transport())
-        return sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http_client)
+        return sdk.Anthropic(
+            api_key=key, base_url=base_url, max_retries=0, http_client=sdk_http_client(sdk, pool)
+        )
 
     def start(self, inp: AgentInput) -> dict[str, Any]:
         """The first user turn and the request fields every turn repeats."""
@@ -83,8 +81,7 @@ class AnthropicAgent(ModelAgent):
         if self.temperature is not None:
             fields["temperature"] = self.temperature
         fields.update(self.extra_body or {})  # extra fields win, as the SDK's extra_body does
-        return {"messages": messages, "head": json_body(b"{}", list(fields.items())),
-                "tools": inp.tools}  # fmt: skip
+        return conversation_state(messages, fields, inp.tools)
 
     def _tool_choice(self) -> dict[str, Any] | None:
         choice: Any = self.tool_choice
@@ -98,20 +95,15 @@ class AnthropicAgent(ModelAgent):
 
     def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
         """One Messages-API call: a body serialised here, the raw JSON answer read into a Reply."""
-        tools = state["tools"]
-        tail: list[tuple[str, Any]] = []
-        if tools:
-            if "toolsJson" not in state:
-                state["toolsJson"] = tools_json(endpoint, tools, _tool_param)
-            tail.append(("tools", state["toolsJson"]))
-        tail.append(("messages", state["messages"]))
-        response = endpoint.client.post(
+        message = post_conversation(
+            endpoint,
+            state,
             "/v1/messages",
-            cast_to=raw_response(),
-            content=json_body(state["head"], tail),
-            options={"timeout": timeout},
+            _tool_param,
+            timeout,
+            "a Messages API message",
+            self.where,
         )
-        message = read_json(response, self.where, "a Messages API message")
         content = message.get("content")
         if not isinstance(content, list):
             raise AgentError(

@@ -53,10 +53,13 @@ __all__ = [
     "ModelAgent",
     "Reply",
     "ToolUse",
+    "conversation_state",
     "json_body",
     "pool_limits",
+    "post_conversation",
     "raw_response",
     "read_json",
+    "sdk_http_client",
     "token_count",
     "tools_json",
     "transport",
@@ -448,6 +451,47 @@ def tools_json(
     return b"[" + b",".join(parts) + b"]"
 
 
+def conversation_state(
+    messages: list[dict[str, Any]], fields: Mapping[str, Any], tools: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The request state of a new conversation.
+
+    ``messages`` (callers may append to it), the fixed ``fields`` serialised once, and the tool
+    specs to offer.
+    """
+    return {"messages": messages, "head": json_body(b"{}", list(fields.items())), "tools": tools}
+
+
+def post_conversation(
+    endpoint: Endpoint,
+    state: dict[str, Any],
+    path: str,
+    render_tool: Callable[[dict[str, Any]], Any],
+    timeout: float,
+    expected: str,
+    where: str,
+) -> dict[str, Any]:
+    """POST the conversation in ``state`` to ``path`` through the SDK; the JSON object answered.
+
+    The body is the fixed fields, the tools (each rendered by ``render_tool`` once per endpoint,
+    the list kept in ``state``) and the messages so far. SDK errors propagate; an answer that is
+    not a JSON object is an :class:`AgentError` naming ``expected`` and ``where``.
+    """
+    tail: list[tuple[str, Any]] = []
+    if state["tools"]:
+        if "toolsJson" not in state:
+            state["toolsJson"] = tools_json(endpoint, state["tools"], render_tool)
+        tail.append(("tools", state["toolsJson"]))
+    tail.append(("messages", state["messages"]))
+    response = endpoint.client.post(
+        path,
+        cast_to=raw_response(),
+        content=json_body(state["head"], tail),
+        options={"timeout": timeout},
+    )
+    return read_json(response, where, expected)
+
+
 def _rendered(render: Callable[[dict[str, Any]], Any], spec: dict[str, Any]) -> bytes:
     return _json_bytes(render(spec))
 
@@ -510,6 +554,11 @@ def pool_limits(pool: int) -> Any:
     reopened on every burst.
     """
     return _httpx().Limits(max_connections=pool, max_keepalive_connections=pool)
+
+
+def sdk_http_client(sdk: ModuleType, pool: int) -> Any:
+    """The HTTP client an SDK client is built with: :func:`transport`, ``pool`` connections."""
+    return sdk.DefaultHttpxClient(limits=pool_limits(pool), transport=transport())
 
 
 def transport() -> Any:

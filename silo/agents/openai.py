@@ -24,13 +24,10 @@ from silo.agents.model import (
     ModelAgent,
     Reply,
     ToolUse,
-    json_body,
-    pool_limits,
-    raw_response,
-    read_json,
+    conversation_state,
+    post_conversation,
+    sdk_http_client,
     token_count,
-    tools_json,
-    transport,
 )
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "OpenAIAgent"]
@@ -59,8 +56,9 @@ class OpenAIAgent(ModelAgent):
 
     def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
         """A sync client shared by every rollout thread: one kept-alive connection per thread."""
-        http_client = sdk.DefaultHttpxClient(limits=pool_limits(pool), transport=transport())
-        return sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0, http_client=http_client)
+        return sdk.OpenAI(
+            api_key=key, base_url=base_url, max_retries=0, http_client=sdk_http_client(sdk, pool)
+        )
 
     def start(self, inp: AgentInput) -> dict[str, Any]:
         """The system and user messages, and the request fields every turn repeats."""
@@ -82,25 +80,20 @@ class OpenAIAgent(ModelAgent):
             if value is not None:
                 fields[name] = value
         fields.update(self.extra_body or {})  # extra fields win, as the SDK's extra_body does
-        return {"messages": messages, "head": json_body(b"{}", list(fields.items())),
-                "tools": inp.tools}  # fmt: skip
+        return conversation_state(messages, fields, inp.tools)
 
     def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
         """One chat completion: a body serialised here, the raw JSON answer read into a Reply."""
-        tools = state["tools"]
-        tail: list[tuple[str, Any]] = []
-        if tools:
-            if "toolsJson" not in state:
-                state["toolsJson"] = tools_json(endpoint, tools, _function_tool)
-            tail.append(("tools", state["toolsJson"]))
-        tail.append(("messages", state["messages"]))
-        response = endpoint.client.post(
+        completion = post_conversation(
+            endpoint,
+            state,
             "/chat/completions",
-            cast_to=raw_response(),
-            content=json_body(state["head"], tail),
-            options={"timeout": timeout},
+            _function_tool,
+            timeout,
+            "a chat completion",
+            self.where,
         )
-        return self._reply(read_json(response, self.where, "a chat completion"))
+        return self._reply(completion)
 
     def _reply(self, completion: dict[str, Any]) -> Reply:
         choices = completion.get("choices")
