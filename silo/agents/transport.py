@@ -48,7 +48,9 @@ class ThreadConnections(httpx2.BaseTransport):
         ]
         target = url.raw_path.decode("ascii")
         timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
-        connection, reused = self._connection(url.scheme, url.host, url.port, request, timeouts)
+        # An explicit port: http.client would read the colons of an IPv6 host as one.
+        port = url.port or (443 if url.scheme == "https" else 80)
+        connection, reused = self._connection(url.scheme, url.host, port, request, timeouts)
         try:
             try:
                 answer = _exchange(connection, request.method, target, body, headers, timeouts)
@@ -56,7 +58,7 @@ class ThreadConnections(httpx2.BaseTransport):
                 if not reused:
                     raise
                 self._drop(connection)  # the server closed it while it was idle: once more
-                connection, _ = self._connection(url.scheme, url.host, url.port, request, timeouts)
+                connection, _ = self._connection(url.scheme, url.host, port, request, timeouts)
                 answer = _exchange(connection, request.method, target, body, headers, timeouts)
         except TimeoutError as exc:
             self._drop(connection)
@@ -84,12 +86,12 @@ class ThreadConnections(httpx2.BaseTransport):
         self,
         scheme: str,
         host: str,
-        port: int | None,
+        port: int,
         request: httpx2.Request,
         timeouts: dict[str, float | None],
     ) -> tuple[http.client.HTTPConnection, bool]:
         """This thread's connected connection to ``host``, and whether it was kept alive."""
-        mine: dict[tuple[str, str, int | None], http.client.HTTPConnection] | None = getattr(
+        mine: dict[tuple[str, str, int], http.client.HTTPConnection] | None = getattr(
             self._local, "connections", None
         )
         if mine is None:

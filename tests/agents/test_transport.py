@@ -112,3 +112,23 @@ def test_no_answer_within_the_read_timeout_is_a_read_timeout(
         with pytest.raises(httpx2.ReadTimeout):
             client.post(_url(server), content=b"{}")
     assert time.monotonic() - started < 0.9
+
+
+def test_an_ipv6_host_is_reached_on_its_port() -> None:
+    class V6(socketserver.ThreadingTCPServer):
+        address_family = socket.AF_INET6
+
+    try:
+        srv = V6(("::1", 0), _OneAnswerEach)
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    srv.connections = 0  # type: ignore[attr-defined]
+    srv.delay_s = 0.0  # type: ignore[attr-defined]
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        with httpx2.Client(transport=ThreadConnections()) as client:
+            reply = client.post(f"http://[::1]:{srv.server_address[1]}/", content=b"{}")
+        assert reply.content == b"ok"
+    finally:
+        srv.shutdown()
+        srv.server_close()
