@@ -87,7 +87,8 @@ def enumerate_mutants(env: str, patterns: list[str]) -> list[Mutant]:
     return found
 
 
-def _copy_project(into: Path) -> Path:
+def copy_project(into: Path) -> Path:
+    """A throw-away copy of the project (environments, baselines, tests, conf) under ``into``."""
     project = into / "project"
     for part in ("environments", "baselines", "tests", "conf"):
         if (ROOT / part).exists():
@@ -98,7 +99,8 @@ def _copy_project(into: Path) -> Path:
     return project
 
 
-def _fails(command: list[str], cwd: Path, timeout: float) -> bool:
+def fails(command: list[str], cwd: Path, timeout: float) -> bool:
+    """Whether ``command`` exits non-zero (or outlives ``timeout`` seconds) in ``cwd``."""
     try:
         done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -122,7 +124,7 @@ def judge(mutant: Mutant, project: Path, env: str, timeout: float) -> dict[str, 
             "tests": [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                       "tests/environments"],
         }  # fmt: skip
-        killed = {name: _fails(command, project, timeout) for name, command in commands.items()}
+        killed = {name: fails(command, project, timeout) for name, command in commands.items()}
     return {"mutant": mutant.__dict__, "applied": True, "killed": killed}
 
 
@@ -143,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = []
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="silo-mutation-") as tmp:
-        project = _copy_project(Path(tmp))
+        project = copy_project(Path(tmp))
         for index, mutant in enumerate(mutants, 1):
             verdict = judge(mutant, project, args.env, args.timeout)
             verdicts.append(verdict)
