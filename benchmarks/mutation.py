@@ -73,11 +73,16 @@ def _operators(patterns: list[str]) -> list[str]:
 
 def enumerate_mutants(env: str, patterns: list[str]) -> list[Mutant]:
     """Every mutation site cosmic-ray finds in the environment's modules, in a stable order."""
+    return mutants_of(sorted((ROOT / "environments" / env).rglob("*.py")), patterns)
+
+
+def mutants_of(paths: list[Path], patterns: list[str]) -> list[Mutant]:
+    """Every mutation site cosmic-ray's ``patterns`` operators find in ``paths``, in order."""
     from cosmic_ray.ast import ast_nodes, get_ast_from_path
     from cosmic_ray.plugins import get_operator
 
     found = []
-    for path in sorted((ROOT / "environments" / env).rglob("*.py")):
+    for path in paths:
         tree = get_ast_from_path(path)
         for name in _operators(patterns):
             operator = get_operator(name)()
