@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,15 +160,27 @@ def main(argv: list[str] | None = None) -> int:
             where = f"{mutant.module}:{mutant.line} {mutant.operator}#{mutant.occurrence}"
             print(f"[{index}/{len(mutants)}] {by:<26} {where}", flush=True)
     applied = [v for v in verdicts if v["applied"]]
-    total = len(applied) or 1
-    scores = {name: sum(v["killed"][name] for v in applied) / total for name in ORACLES}
-    scores["any"] = sum(any(v["killed"].values()) for v in applied) / total
-    print(f"mutants {len(applied)} in {time.monotonic() - started:.0f} s; killed by:")
+    report_scores(applied, ORACLES, time.monotonic() - started, args.json, verdicts)
+    return 0
+
+
+def report_scores(
+    judged: list[dict[str, Any]],
+    oracles: Sequence[str],
+    seconds: float,
+    json_path: Path | None,
+    every: list[dict[str, Any]] | None = None,
+) -> None:
+    """Print the share of ``judged`` each oracle (and any) killed; write JSON when asked."""
+    total = len(judged) or 1
+    scores = {name: sum(v["killed"][name] for v in judged) / total for name in oracles}
+    scores["any"] = sum(any(v["killed"].values()) for v in judged) / total
+    print(f"mutants {len(judged)} in {seconds:.0f} s; killed by:")
     for name, value in scores.items():
         print(f"  {name:<10} {value:.1%}")
-    if args.json is not None:
-        args.json.write_text(json.dumps({"scores": scores, "verdicts": verdicts}, indent=2))
-    return 0
+    if json_path is not None:
+        verdicts = judged if every is None else every
+        json_path.write_text(json.dumps({"scores": scores, "verdicts": verdicts}, indent=2))
 
 
 if __name__ == "__main__":

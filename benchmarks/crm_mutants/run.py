@@ -21,7 +21,6 @@ oracle caught. Usage (low priority: the machine is shared)::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -33,7 +32,7 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from mutation import BIN, copy_project, fails  # noqa: E402  (benchmarks/ is not a package)
+from mutation import BIN, copy_project, fails, report_scores  # noqa: E402  (benchmarks/ is not a package)
 
 ORACLES = ("baselines", "tests", "verifiers")
 
@@ -67,13 +66,14 @@ def oracle_commands(project: Path, full_suite: bool) -> dict[str, list[str]]:
 
 
 def judge_all(
-    mutants: list[dict[str, Any]], full_suite: bool, timeout: float
+    mutants: list[dict[str, Any]], oracles: list[str], full_suite: bool, timeout: float
 ) -> list[dict[str, Any]]:
-    """Apply each mutant to a fresh project copy, run the oracles, restore the file."""
+    """Apply each mutant to a fresh project copy, run the chosen oracles, restore the file."""
     verdicts = []
     with tempfile.TemporaryDirectory(prefix="silo-crm-mutants-") as tmp:
         project = copy_project(Path(tmp))
-        commands = oracle_commands(project, full_suite)
+        every = oracle_commands(project, full_suite)
+        commands = {name: every[name] for name in oracles}
         for index, mutant in enumerate(mutants, 1):
             path = project / mutant["file"]
             original = path.read_text(encoding="utf-8")
@@ -83,7 +83,7 @@ def judge_all(
             finally:
                 path.write_text(original, encoding="utf-8")
             verdicts.append({"id": mutant["id"], "kind": mutant["kind"], "killed": killed})
-            by = ",".join(name for name in ORACLES if killed[name]) or "SURVIVED"
+            by = ",".join(name for name in oracles if killed[name]) or "SURVIVED"
             print(f"[{index}/{len(mutants)}] {by:<26} {mutant['id']}", flush=True)
     return verdicts
 
@@ -93,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mutants", type=Path, default=HERE / "mutants.yaml")
     parser.add_argument("--only", nargs="*", default=None, help="judge only these mutant ids")
+    parser.add_argument("--oracles", nargs="*", choices=ORACLES, default=list(ORACLES))
     parser.add_argument("--full-suite", action="store_true", help="tests oracle: whole suite")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per oracle run")
     parser.add_argument("--json", type=Path, default=None, help="write every verdict here")
@@ -101,15 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         mutants = [m for m in mutants if m["id"] in args.only]
     started = time.monotonic()
-    verdicts = judge_all(mutants, args.full_suite, args.timeout)
-    total = len(verdicts) or 1
-    scores = {name: sum(v["killed"][name] for v in verdicts) / total for name in ORACLES}
-    scores["any"] = sum(any(v["killed"].values()) for v in verdicts) / total
-    print(f"{len(verdicts)} mutants in {time.monotonic() - started:.0f} s; caught by:")
-    for name, value in scores.items():
-        print(f"  {name:<10} {value:.1%}")
-    if args.json is not None:
-        args.json.write_text(json.dumps({"scores": scores, "verdicts": verdicts}, indent=2))
+    verdicts = judge_all(mutants, args.oracles, args.full_suite, args.timeout)
+    report_scores(verdicts, args.oracles, time.monotonic() - started, args.json)
     return 0
 
 
