@@ -37,7 +37,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {  # modules, the tests that ta
     "summaries": (["silo/batch/summary.py"],
                   ["tests/batch/test_summary_rows.py", "tests/artifacts/test_documents.py"]),
     "verifiers": (["silo/verifiers.py"],
-                  ["tests/test_verifiers.py", "tests/artifacts/test_result_values.py",
+                  ["tests/test_verifiers.py", "tests/test_verifier_records.py", "tests/artifacts/test_result_values.py",
                    "tests/rollout/test_verifier.py"]),
     "bridge": (["silo/rollout/bridge.py"],
                ["tests/rollout/test_tool_calls.py", "tests/rollout/test_bridge_edges.py",
