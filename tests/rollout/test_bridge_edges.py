@@ -111,3 +111,20 @@ def test_the_call_over_the_limit_is_refused_unrecorded() -> None:
         bridge.call_tool("count")
     assert (bridge.calls, bridge.reason, bridge.world.state["n"]) == (1, "max_tool_calls", 1)
     assert len(_events(trace)) == 2
+
+
+def test_usage_counts_a_model_step_kind_built_at_run_time() -> None:
+    bridge, _trace = _bridge()
+    bridge.emit("".join(["model", "_step"]), {"usage": {"totalTokens": 3}})
+    assert bridge.usage == {"totalTokens": 3}
+
+
+def test_a_limit_above_the_small_int_cache_still_stops_at_the_limit() -> None:
+    from silo.agents.contract import RunLimitError
+
+    bridge, _trace = _bridge(max_calls=300)
+    for _ in range(300):
+        bridge.call_tool("count")
+    with pytest.raises(RunLimitError):
+        bridge.call_tool("count")
+    assert (bridge.calls, bridge.world.state["n"], bridge.reason) == (300, 300, "max_tool_calls")
