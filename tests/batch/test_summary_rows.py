@@ -66,3 +66,10 @@ def test_agent_rows_average_over_tasks_up_to_the_fewest_runs() -> None:
         {"agent": "a", "tasks": 2, "runs": 4, "passes": 3, "passHatK": {"1": 0.75, "2": 0.5}},
         {"agent": "b", "tasks": 1, "runs": 1, "passes": 0, "passHatK": {"1": 0.0}},
     ]
+
+
+def test_agent_pass_hat_k_is_rounded_to_four_places() -> None:
+    rollouts = [_rollout("T1", "a", passed, 1.0 * passed, 1) for passed in (True, False, False)]
+    rows = [cell_row(cell, items) for cell, items in group_cells(rollouts).items()]
+    assert rows[0]["passHatK"] == {"1": 0.3333, "2": 0.0, "3": 0.0}
+    assert agent_rows(rows)[0]["passHatK"] == {"1": 0.3333, "2": 0.0, "3": 0.0}
