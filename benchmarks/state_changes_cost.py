@@ -54,7 +54,7 @@ def main() -> None:
     report.figure("rolloutMedianUs", median(rollouts) * 1e6)
     report.figure("stateChangesMedianUs", median(changes) * 1e6)
     print(
-        f"{TASK} rollout median {us(median(rollouts))}, state_changes median {us(median(changes))}"
+        f"{TASK} rollout median {us(median(rollouts))} µs, state_changes median {us(median(changes))} µs"
     )
     report.ratio("state_changes/rollout", share, 0.10)
     report.done()
