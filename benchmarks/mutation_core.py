@@ -35,7 +35,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {  # modules, the tests that ta
     "artifacts": (["silo/artifacts/run_folder.py", "silo/artifacts/documents.py"],
                   ["tests/artifacts"]),
     "summaries": (["silo/batch/summary.py"],
-                  ["tests/batch/test_summary_rows.py", "tests/artifacts/test_documents.py"]),
+                  ["tests/batch/test_summary_rows.py", "tests/artifacts/test_documents.py",
+                   "tests/batch/test_run_points.py::test_table_prints_a_readable_set_of_k",
+                   "tests/batch/test_run_points.py::test_pass_hat_k_edges"]),
     "verifiers": (["silo/verifiers.py"],
                   ["tests/test_verifiers.py", "tests/test_verifier_records.py", "tests/artifacts/test_result_values.py",
                    "tests/rollout/test_verifier.py"]),
@@ -43,7 +45,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {  # modules, the tests that ta
                ["tests/rollout/test_tool_calls.py", "tests/rollout/test_bridge_edges.py",
                 "tests/rollout/test_bridge_copies.py"]),
     "baselines": (["silo/batch/baseline.py"],
-                  ["tests/batch/test_baseline.py", "tests/batch/test_baseline_check_errors.py"]),
+                  ["tests/batch/test_baseline.py", "tests/batch/test_baseline_check_errors.py",
+                   "tests/batch/test_baseline_changes.py", "tests/batch/test_baseline_explain_bounds.py"]),
 }  # fmt: skip
 EQUIVALENT = Path(__file__).resolve().parent / "mutation_equivalent.txt"
 
