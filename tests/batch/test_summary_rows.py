@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, pass_hat_k
+import pytest
+
+from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, pass_hat_k
 
 
 def _rollout(task: str, agent: str, passed: bool, reward: float, calls: int, reason: str = "completed", resumed: bool = False) -> Rollout:  # fmt: skip
@@ -73,3 +76,15 @@ def test_agent_pass_hat_k_is_rounded_to_four_places() -> None:
     rows = [cell_row(cell, items) for cell, items in group_cells(rollouts).items()]
     assert rows[0]["passHatK"] == {"1": 0.3333, "2": 0.0, "3": 0.0}
     assert agent_rows(rows)[0]["passHatK"] == {"1": 0.3333, "2": 0.0, "3": 0.0}
+
+
+@pytest.mark.parametrize("other", ["aa-earlier", "zz-later"])
+def test_rollouts_listed_in_resumed_jsonl_are_marked_resumed(tmp_path: Path, other: str) -> None:
+    group = tmp_path / "mm-group"
+    for folder in (group / "run_1", tmp_path / other / "run_0"):
+        folder.mkdir(parents=True)
+        (folder / "run.json").write_text('{"environment": "toy", "taskId": "T1", "agent": "a"}')
+        (folder / "result.json").write_text('{"passed": true}')
+    (group / "resumed.jsonl").write_text(json.dumps({"runDir": str(tmp_path / other / "run_0")}))
+    loaded = load_group(group)
+    assert [(r.folder.name, r.resumed) for r in loaded] == [("run_1", False), ("run_0", True)]
