@@ -192,7 +192,7 @@ def test_overrides_select_entries_and_tasks(project: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["check", "agent=nope"], 'unknown agent "nope"; available:'),
+        (["check", "agent=nope"], 'unknown agent "nope"; did you mean noop? available:'),
         (["check", "colour=red"], 'unknown key "colour"'),
         (["check", "env=toy", "task=TASK-404"], 'unknown task "TASK-404" in environment "toy"'),
         (["check", "env=toy", "budget.max_tool_calls=0"], "budget.max_tool_calls must be"),

@@ -53,6 +53,7 @@ from hydra.plugins.sweeper import Sweeper
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, OmegaConf
 
+from silo.cli.hydra.errors import composition_error
 from silo.cli.hydra.task import RunTask
 
 __all__ = ["ShapeSweeper", "split_arguments"]
@@ -120,11 +121,18 @@ class ShapeSweeper(Sweeper):
         params_conf = [f"{k}={v}" for k, v in self.params.items()] + list(arguments)
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
         self.overrides = split_arguments(parser.parse_overrides(params_conf), self.max_batch_size)
+        # Every batch, before the first one runs: a bad job never leaves a half-done sweep.
+        try:
+            self.validate_batch_is_legal([job for batch in self.overrides for job in batch])
+        except ConfigCompositionException as exc:
+            if _full_error():
+                raise
+            sys.stderr.write(f"silo-run: {exc}\n")  # one line (see validate_batch_is_legal)
+            self._exit_status(2)
+            return []  # nothing ran, no sweep folder: the summary callback has nothing to say
         sweep_dir = Path(self.config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)
         OmegaConf.save(self.config, sweep_dir / "multirun.yaml")
-        # Every batch, before the first one runs: a bad job never leaves a half-done sweep.
-        self.validate_batch_is_legal([job for batch in self.overrides for job in batch])
 
         returns: list[Sequence[JobReturn]] = []
         initial_job_idx = 0
@@ -163,8 +171,9 @@ class ShapeSweeper(Sweeper):
             except ConfigCompositionException as exc:
                 if _full_error():
                     raise
+                reason = composition_error(exc).message
                 raise ConfigCompositionException(
-                    f"sweep job #{num} ({self._label(job)}): {exc}"
+                    f"sweep job #{num} ({self._label(job)}): {reason}"
                 ) from exc.__cause__
             composed.add(shape)
 

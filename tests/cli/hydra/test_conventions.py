@@ -1,0 +1,68 @@
+"""Hydra's own conventions work with silo-run (issue 18): what Hydra composes, Silo accepts.
+
+``--config-dir`` and ``hydra.searchpath`` add options the pre-check sees; runs are found at any
+depth of a sweep folder (``hydra.sweep.subdir``), by the summary and by resume;
+``hydra.run.dir`` places a single run; ``--hydra-help`` lists what completion offers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli._console import run
+
+_TIGHT = "max_tool_calls: 1\ntimeout_ms: 5000\n"
+
+
+def _sweep_dirs(project: Path) -> list[Path]:
+    return sorted(p for p in (project / ".silo" / "runs").iterdir() if p.is_dir())
+
+
+def test_runs_in_numbered_subdirs_are_summarized_and_resumed(toy_project: Path) -> None:
+    grid = [
+        "-m",
+        "env=toy",
+        "task=TASK-001",
+        "seed=1,2",
+        "agent=solver",
+        "hydra.sweep.subdir=${hydra.job.num}",
+    ]
+    first = run("silo-run", toy_project, *grid)
+    assert first.returncode == 0, first.stderr
+    (sweep,) = _sweep_dirs(toy_project)
+    assert sorted(p.name for p in sweep.iterdir() if p.is_dir()) == ["0", "1"]
+    summary = json.loads((sweep / "summary.json").read_text())
+    assert (summary["rollouts"], summary["passed"]) == (2, 2)  # was 0/0
+    assert "2/2 rollouts passed" in first.stdout
+    again = run("silo-run", toy_project, *grid, "resume=true")
+    assert again.returncode == 0, again.stderr
+    newest = next(p for p in _sweep_dirs(toy_project) if p != sweep)
+    rows = json.loads((newest / "summary.json").read_text())["rows"]
+    assert [(r["runs"], r["resumed"]) for r in rows] == [(2, 2)]  # found three levels deep
+    assert not list(newest.rglob("run.json"))  # nothing ran again
+
+
+def test_config_dir_options_pass_the_pre_check(toy_project: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    (extra / "budget").mkdir(parents=True)
+    (extra / "budget" / "tight.yaml").write_text(_TIGHT)
+    (extra / "agent").mkdir()
+    (extra / "agent" / "myagent.yaml").write_text("name: solver\n")
+    proc = run(
+        "silo-run", toy_project, "--config-dir", str(extra), "env=toy", "task=TASK-001",
+        "budget=tight", "agent=myagent",
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr  # the solver needs 2 calls: the budget applied
+    assert "Tool call limit exceeded (1)" in proc.stdout
+
+
+def test_hydra_searchpath_options_pass_the_pre_check(toy_project: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    (extra / "budget").mkdir(parents=True)
+    (extra / "budget" / "tight.yaml").write_text(_TIGHT)
+    searchpath = f"hydra.searchpath=[file://{extra},pkg://silo.conf]"
+    proc = run("silo-run", toy_project, "env=toy", "task=TASK-001", "budget=tight", searchpath)
+    assert proc.returncode == 1 and "Tool call limit exceeded (1)" in proc.stdout, proc.stderr
+    typo = run("silo-run", toy_project, "env=toy", "task=TASK-001", "budget=tigth", searchpath)
+    assert typo.returncode == 2 and "did you mean tight?" in typo.stderr
