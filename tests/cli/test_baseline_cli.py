@@ -207,6 +207,16 @@ def test_config_mistakes_are_one_line_and_exit_two(
     assert line.startswith("silo-baseline: ") and message in line
 
 
+def test_an_unknown_env_in_the_config_is_one_line(project: Path) -> None:
+    (project / "baselines" / "silo-baselines.yaml").write_text(
+        "baselines:\n  - {env: nope, agent: solver}\n"
+    )
+    proc = baseline(project, "check")
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = proc.stderr.splitlines()  # was Hydra's multi-line "Could not find 'env/nope'"
+    assert line.startswith('silo-baseline: unknown env "nope"; ') and "available: " in line
+
+
 def test_usage(project: Path) -> None:
     assert baseline(project).returncode == 2
     assert "invalid choice: 'verify'" in baseline(project, "verify").stderr
