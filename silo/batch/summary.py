@@ -183,18 +183,21 @@ def _shown_ks(n: int) -> set[int]:
 
 def format_table(summary: SummaryDocument) -> str:
     """The summary as the table ``silo-run`` prints after a group or sweep."""
-    header = f"{'task':<14}{'agent':<12}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}{'calls':>7}  reasons / pass^k"
+    # Name columns as wide as their longest name (at least 14 and 12), plus a space.
+    tw = max([13, *(len(row["task"]) for row in summary["rows"])]) + 1
+    aw = max([11, *(len(row["agent"]) for row in summary["rows"])]) + 1
+    header = f"{'task':<{tw}}{'agent':<{aw}}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}{'calls':>7}  reasons / pass^k"
     lines = [header, "-" * len(header)]
     for row in summary["rows"]:
         reasons = ",".join(f"{k}:{v}" for k, v in row["terminationReasons"].items())
         lines.append(
-            f"{row['task']:<14}{row['agent']:<12}{row['runs']:>5}{row['passes']:>6}"
+            f"{row['task']:<{tw}}{row['agent']:<{aw}}{row['runs']:>5}{row['passes']:>6}"
             f"{row['passRate']:>7.2f}{row['meanReward']:>8.2f}{row['meanToolCalls']:>7.1f}  {reasons}"
         )
     for agent in summary["agents"]:
         shown = _shown_ks(len(agent["passHatK"]))
         ks = " ".join(f"k={k}:{v:.2f}" for k, v in agent["passHatK"].items() if int(k) in shown)
-        lines.append(f"pass^k {agent['agent']:<12} over {agent['tasks']} task(s): {ks}")
+        lines.append(f"pass^k {agent['agent']:<{aw}} over {agent['tasks']} task(s): {ks}")
     infra = summary["infraErrors"]
     if infra:
         lines.append(f"{len(infra)} point(s) could not start (infrastructure, not agent failures):")

@@ -66,3 +66,12 @@ def test_hydra_searchpath_options_pass_the_pre_check(toy_project: Path, tmp_path
     assert proc.returncode == 1 and "Tool call limit exceeded (1)" in proc.stdout, proc.stderr
     typo = run("silo-run", toy_project, "env=toy", "task=TASK-001", "budget=tigth", searchpath)
     assert typo.returncode == 2 and "did you mean tight?" in typo.stderr
+
+
+def test_hydra_run_dir_is_where_a_single_run_folder_is_made(toy_project: Path) -> None:
+    proc = run("silo-run", toy_project, "env=toy", "task=TASK-001", "hydra.run.dir=out/single")
+    assert proc.returncode == 0, proc.stderr
+    (run_dir,) = (toy_project / "out" / "single").iterdir()  # was ignored: .silo/runs/<id>
+    assert (run_dir / "result.json").is_file()
+    assert f"run folder: out/single/{run_dir.name}" in proc.stdout
+    assert not (toy_project / ".silo").exists()
