@@ -17,6 +17,9 @@ import sys
 import hydra
 from omegaconf import DictConfig
 
+from silo.cli.hydra.completion import answer as answer_completion
+from silo.cli.hydra.completion import completion_query
+from silo.cli.hydra.help import HYDRA_HELP_OVERRIDE
 from silo.cli.hydra.setup import check_group_overrides, prepare
 from silo.cli.hydra.task import RunTask
 from silo.errors import SiloError
@@ -34,6 +37,8 @@ def run() -> int:
     mistake found before Hydra starts or a config Hydra could not compose.
     """
     args = sys.argv[1:]
+    if "--hydra-help" in args:  # Hydra reads sys.argv: select Silo's listing of the groups
+        sys.argv.append(HYDRA_HELP_OVERRIDE)
     try:
         project = prepare()
         if "--list" in args:
@@ -59,6 +64,10 @@ def run() -> int:
         return execute_job(cfg, project, agent_choice, None)
     task = RunTask(project)
     app = hydra.main(version_base="1.3", config_path="pkg://silo._main", config_name="silo")
+    shell = completion_query(args)
+    if shell is not None:  # task ids, and +sweep= (see silo.cli.hydra.completion)
+        answer_completion(shell, project, app(task))
+        return 0
     try:
         app(task)()
     except ValueError as exc:  # Hydra's own argument checks (e.g. -m with --cfg)

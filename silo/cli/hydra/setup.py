@@ -1,7 +1,7 @@
 """What every Hydra-based Silo command sets up before Hydra runs.
 
 Contract: :func:`prepare` registers the resolvers the primary config uses
-(``silo_project_dir``, ``silo_project_conf``, ``silo_group_id``) and offers every folder under
+(``silo_project_dir``, ``silo_project_conf``, ``silo_group_id``, ``silo_hydra_groups``) and offers every folder under
 ``environments/`` as an ``env`` option even without a YAML file. :func:`check_group_overrides`
 checks keys and group choices on the command line (``env=``, ``agent=``, ``budget=``,
 ``+sweep=``, ``hydra/launcher=``) against what Hydra will see, so a typo gets one line with
@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from silo.cli.hydra.errors import suggestion, unknown_option
+from silo.cli.hydra.help import hydra_groups_text, store_hydra_help
 from silo.cli.hydra.options import group_options, has_option
 from silo.errors import ConfigError
 from silo.loading.environment import find_project_dir, list_environments
@@ -67,9 +68,11 @@ def prepare(project: Path | None = None) -> Path:
     OmegaConf.register_new_resolver(
         "silo_project_conf", lambda: project_conf_source(project), replace=True, use_cache=True
     )
+    OmegaConf.register_new_resolver("silo_hydra_groups", hydra_groups_text, replace=True)
     OmegaConf.register_new_resolver(
         "silo_group_id", lambda: new_run_id("sweep"), replace=True, use_cache=True
     )
+    store_hydra_help()
     store = ConfigStore.instance()
     declared = set(group_options("env", project, with_folders=False))
     for name in list_environments(project):

@@ -75,3 +75,39 @@ def test_hydra_run_dir_is_where_a_single_run_folder_is_made(toy_project: Path) -
     assert (run_dir / "result.json").is_file()
     assert f"run folder: out/single/{run_dir.name}" in proc.stdout
     assert not (toy_project / ".silo").exists()
+
+
+def _complete(project: Path, line: str, shell: str = "bash") -> list[str]:
+    env = {"COMP_LINE": line, "COMP_POINT": str(len(line))}
+    proc = run("silo-run", project, "-sc", f"query={shell}", extra_env=env)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+
+
+def test_completion_offers_task_ids_and_no_sweep_that_fails(toy_project: Path) -> None:
+    assert _complete(toy_project, "silo-run env=toy task=") == [
+        "task=TASK-001", "task=TASK-002", "task=TASK-003", "task=all",
+    ]  # fmt: skip
+    assert _complete(toy_project, "silo-run env=toy task=TASK-001,TASK-00") == [
+        "task=TASK-001,TASK-001", "task=TASK-001,TASK-002", "task=TASK-001,TASK-003",
+    ]  # fmt: skip
+    top = _complete(toy_project, "silo-run ")
+    assert "+sweep=" in top and "sweep=" not in top and "task=" in top
+    assert "task=all" in _complete(toy_project, "silo-run env=toy task=", shell="fish")
+
+
+def test_hydra_help_lists_every_launcher_and_sweeper_completion_offers(toy_project: Path) -> None:
+    proc = run("silo-run", toy_project, "--hydra-help")
+    assert proc.returncode == 0, proc.stderr
+    listed = {
+        line.partition(": ")[0]: line.partition(": ")[2].split(", ")
+        for line in proc.stdout.splitlines()
+        if line.startswith("hydra/")
+    }
+    for group in ("hydra/launcher", "hydra/sweeper"):
+        offered = [w.partition("=")[2] for w in _complete(toy_project, f"silo-run {group}=")]
+        assert offered and listed[group] == offered, (group, listed.get(group), offered)
+    assert {"basic", "joblib", "ray_local", "ray_cluster", "slurm", "slurm_local"} <= set(
+        listed["hydra/launcher"]
+    )
+    assert "silo" in listed["hydra/sweeper"]
