@@ -12,6 +12,7 @@ traceback. No ``outputs/`` or ``.hydra/`` folders are written.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import hydra
@@ -37,6 +38,8 @@ def run() -> int:
     mistake found before Hydra starts or a config Hydra could not compose.
     """
     args = sys.argv[1:]
+    if not sys.stdout.isatty():  # Ray's driver colours its workers' output unless told not to
+        os.environ.setdefault("RAY_COLOR_PREFIX", "0")
     if "--hydra-help" in args:  # Hydra reads sys.argv: select Silo's listing of the groups
         sys.argv.append(HYDRA_HELP_OVERRIDE)
     try:

@@ -1,7 +1,8 @@
 """What every Hydra-based Silo command sets up before Hydra runs.
 
 Contract: :func:`prepare` registers the resolvers the primary config uses
-(``silo_project_dir``, ``silo_project_conf``, ``silo_group_id``, ``silo_hydra_groups``) and offers every folder under
+(``silo_project_dir``, ``silo_project_conf``, ``silo_group_id``, ``silo_hydra_groups``,
+``silo_cpu_count``) and offers every folder under
 ``environments/`` as an ``env`` option even without a YAML file. :func:`check_group_overrides`
 checks keys and group choices on the command line (``env=``, ``agent=``, ``budget=``,
 ``+sweep=``, ``hydra/launcher=``) against what Hydra will see, so a typo gets one line with
@@ -50,6 +51,13 @@ def project_conf_source(project: Path) -> str:
     return f"file://{conf}" if conf.is_dir() else "pkg://silo.conf"
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, which containers and ``taskset`` limit)."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def prepare(project: Path | None = None) -> Path:
     """Set Hydra up for a Silo command run in ``project`` (found from the cwd by default).
 
@@ -69,6 +77,7 @@ def prepare(project: Path | None = None) -> Path:
         "silo_project_conf", lambda: project_conf_source(project), replace=True, use_cache=True
     )
     OmegaConf.register_new_resolver("silo_hydra_groups", hydra_groups_text, replace=True)
+    OmegaConf.register_new_resolver("silo_cpu_count", usable_cores, replace=True, use_cache=True)
     OmegaConf.register_new_resolver(
         "silo_group_id", lambda: new_run_id("sweep"), replace=True, use_cache=True
     )
