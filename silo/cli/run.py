@@ -40,6 +40,7 @@ def run() -> int:
     args = sys.argv[1:]
     if not sys.stdout.isatty():  # Ray's driver colours its workers' output unless told not to
         os.environ.setdefault("RAY_COLOR_PREFIX", "0")
+        os.environ.setdefault("RAY_DEDUP_LOGS", "0")  # its "[repeated 2x …]" note is coloured
     if "--hydra-help" in args:  # Hydra reads sys.argv: select Silo's listing of the groups
         sys.argv.append(HYDRA_HELP_OVERRIDE)
     try:
