@@ -20,6 +20,11 @@ from silo.loading.environment import list_environments
 __all__ = ["command_line_options", "config_dir", "group_options", "has_option"]
 
 
+# Options Hydra and its plugins store, known without asking the loader (the pre-check makes
+# sure the joblib plugin is installed before it looks here).
+_PLUGIN_OPTIONS = {"hydra/launcher": ("basic", "joblib"), "hydra/sweeper": ("basic", "silo")}
+
+
 def _yaml_names(folder: Path) -> set[str]:
     return {p.stem for p in folder.glob("*.yaml")} if folder.is_dir() else set()
 
@@ -51,7 +56,7 @@ def has_option(group: str, value: str, project: Path, args: Sequence[str]) -> bo
     The listings first (:func:`group_options`, the ``--config-dir`` folder), then Hydra's
     loader.
     """
-    if value in group_options(group, project):
+    if value in group_options(group, project) or value in _PLUGIN_OPTIONS.get(group, ()):
         return True
     directory = config_dir(args)
     if directory is not None and value in _yaml_names(directory / group):
