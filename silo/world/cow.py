@@ -40,10 +40,11 @@ from silo.world.tracked import (
     track_top,
 )
 
-__all__ = ["SHARED", "Base", "CowDict", "is_shared"]
+__all__ = ["SHARED", "Base", "CowDict", "is_shared", "own_top"]
 
 _MISSING: Any = object()
 T = TypeVar("T")
+A = TypeVar("A")
 
 
 class _Shared:
@@ -78,25 +79,35 @@ class CowDict(TrackedDict):
     __slots__ = ()
 
     def _mine(self, key: Any, value: Any) -> Any:
-        cls = type(value)
-        if (cls is TrackedDict or cls is TrackedList) and value._j is SHARED:
-            if getattr(self._j, "read_only", False):
-                return value  # a frozen world changes no more: the base's value serves as is
-            if self._top is ROOT:
-                value = _own_top(key, value, self._j)
-            else:
-                value = track(value, self._j, self._top, key)
+        """``value`` (stored under ``key``) as the world's own: copied in if it is shared."""
+        if not is_shared(value) or getattr(self._j, "read_only", False):
+            return value  # a frozen world changes no more: the base's value serves as is
+        if self._top is ROOT:
+            value = own_top(key, value, self._j)
             dict.__setitem__(self, key, value)  # equal to what it replaces: not a change
+            if not any(map(is_shared, dict.values(self))):  # a dozen keys, not rows
+                self.__class__ = TrackedDict  # type: ignore[assignment]
+            return value
+        value = track(value, self._j, self._top, key)
+        dict.__setitem__(self, key, value)  # equal to what it replaces: not a change
         return value
 
     def _mine_all(self) -> None:
+        """Copy every shared value in; then the view is a plain :class:`TrackedDict`."""
         if getattr(self._j, "read_only", False):
             return
         for key in [k for k, v in dict.items(self) if is_shared(v)]:
             self._mine(key, dict.__getitem__(self, key))
+        # Nothing shared is left, and only a view's own reads could bring one back (the
+        # journal restores own copies): from now on reads are plain dict reads.
+        self.__class__ = TrackedDict  # type: ignore[assignment]
 
     def __getitem__(self, key: Any) -> Any:
-        return self._mine(key, dict.__getitem__(self, key))
+        value = dict.__getitem__(self, key)
+        cls = type(value)
+        if (cls is TrackedDict or cls is TrackedList) and value._j is SHARED:
+            return self._mine(key, value)
+        return value
 
     def __iter__(self) -> Any:
         # Overridden only so that dict(view), {**view} and view | other read through
@@ -106,7 +117,12 @@ class CowDict(TrackedDict):
     def get(self, key: Any, default: Any = None) -> Any:
         """``dict.get``, handing out the world's own copy."""
         value = dict.get(self, key, _MISSING)
-        return default if value is _MISSING else self._mine(key, value)
+        if value is _MISSING:
+            return default
+        cls = type(value)
+        if (cls is TrackedDict or cls is TrackedList) and value._j is SHARED:
+            return self._mine(key, value)
+        return value
 
     def values(self) -> Any:
         """``dict.values``, after every value is the world's own."""
@@ -151,7 +167,7 @@ class CowDict(TrackedDict):
         return (dict, (dict(dict.items(self)),))
 
 
-def _own_top(key: Any, value: Any, journal: ChangeListener) -> Any:
+def own_top(key: Any, value: Any, journal: ChangeListener) -> Any:
     """A world's own copy of a base top-level value: a collection view, else a deep copy."""
     if type(value) is TrackedDict:
         view = CowDict()
@@ -187,22 +203,25 @@ class Base:
         """The base's value under top-level key ``top``."""
         return dict.get(self.root, top, default)
 
-    def fact(self, key: Hashable, make: Callable[[TrackedDict], T]) -> T:
-        """``make(root)``, computed once per base (``key`` names it)."""
+    def fact(self, key: Hashable, make: Callable[[TrackedDict, A], T], arg: A) -> T:
+        """``make(root, arg)``, computed once per base (``key`` names it)."""
         try:
             return cast(T, self._facts[key])
         except KeyError:
-            return cast(T, self._facts.setdefault(key, make(self.root)))
+            return cast(T, self._facts.setdefault(key, make(self.root, arg)))
 
     def positions(self, top: Any) -> dict[Any, int]:
         """Each key's position in the base collection ``top`` (the order a rollout begins in)."""
-        return self.fact(
-            ("positions", top),
-            lambda root: {k: i for i, k in enumerate(dict.get(root, top, ()))},
-        )
+        return self.fact(("positions", top), _positions, top)
 
     def log_names(self, top: Any) -> frozenset[Any]:
         """The row names (diff keys) of the base log ``top``."""
-        return self.fact(
-            ("log names", top), lambda root: frozenset(row_keys(list(dict.get(root, top, ()))))
-        )
+        return self.fact(("log names", top), _log_names, top)
+
+
+def _positions(root: TrackedDict, top: Any) -> dict[Any, int]:
+    return {k: i for i, k in enumerate(dict.get(root, top, ()))}
+
+
+def _log_names(root: TrackedDict, top: Any) -> frozenset[Any]:
+    return frozenset(row_keys(list(dict.get(root, top, ()))))

@@ -69,7 +69,7 @@ class Index:
             live = dict.get(journal.root, self.collection)
             if live is coll:  # the world's own collection, not a detached or replaced one
                 rec = journal.recs.get(self.collection)
-                if type(coll) is CowDict and (rec is None or type(rec) is Rows):
+                if rec is None or type(rec) is Rows:  # the world's view of its base's collection
                     return _over_base(journal, self, coll, rec, value)
                 return _filed(journal, self, coll).lookup(value)
         field = self.field
@@ -88,16 +88,16 @@ def _matches(row: Any, field: str, value: Any) -> bool:
 
 def _base_filing(base: Base, index: Index) -> dict[Any, list[Any]]:
     """The keys of the base collection's rows by value, in its order: filed once per base."""
+    return base.fact(index, _file_base, index)
 
-    def file(root: Any) -> dict[Any, list[Any]]:
-        buckets: dict[Any, list[Any]] = {}
-        for key, row in dict.items(dict.get(root, index.collection, {})):
-            found = _value(row, index.field)
-            if found is not _NONE:
-                buckets.setdefault(found, []).append(key)
-        return buckets
 
-    return base.fact(("index", index.collection, index.field), file)
+def _file_base(root: Any, index: Index) -> dict[Any, list[Any]]:
+    buckets: dict[Any, list[Any]] = {}
+    for key, row in dict.items(dict.get(root, index.collection, {})):
+        found = _value(row, index.field)
+        if found is not _NONE:
+            buckets.setdefault(found, []).append(key)
+    return buckets
 
 
 def _over_base(

@@ -8,8 +8,9 @@ top-level list: only its length while it is merely appended to) or which whole t
 and the base holds what each was. :meth:`Journal.initial` is the world as the rollout began
 (the base where the rollout changed something, the world's own untouched values elsewhere), and
 :meth:`Journal.rollback` makes the world equal to the base again in place, key order included,
-by putting the base's values back in the touched slots (a touched row, log or collection is
-the base's again until the next rollout reads it). ``FROZEN`` refuses every change (verifiers
+by putting copies of the base's values in the touched slots (the copy a rollout used to make
+before its first change to a row is made after its last, so a world that holds nothing shared
+keeps holding nothing shared). ``FROZEN`` refuses every change (verifiers
 run then); a change while ``IDLE`` marks the world ``dirty`` so it is never reused.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo.world.cow import Base
+from silo.world.cow import Base, own_top
 from silo.world.diff import ABSENT
 from silo.world.tracked import (
     APPEND,
@@ -27,6 +28,7 @@ from silo.world.tracked import (
     ROOT,
     StateMutationError,
     TrackedDict,
+    track,
 )
 
 __all__ = ["ACTIVE", "FROZEN", "IDLE", "Journal", "Log", "Rows", "StateMutationError", "Whole"]
@@ -178,20 +180,20 @@ class Journal:
                 for key, before in rec.pre.items():
                     if before is ABSENT:
                         dict.pop(coll, key, None)
-                    else:
-                        dict.__setitem__(coll, key, before)
+                    else:  # an own copy: a view that holds nothing shared stays that way
+                        dict.__setitem__(coll, key, track(before, self, top, key))
                 if rec.keys_before is not None:
                     items = [(k, dict.__getitem__(coll, k)) for k in rec.keys_before]
                     dict.clear(coll)
                     dict.update(coll, items)
             elif type(rec) is Log and rec.pre is None:
                 list.__delitem__(dict.__getitem__(root, top), slice(rec.prefix, None))
-            else:  # replaced, deleted or rewritten: the base's value comes back as it is
+            else:  # replaced, deleted or rewritten: an own copy of the base's value
                 before = self.base.value(top, ABSENT)
                 if before is ABSENT:
                     dict.pop(root, top, None)
                 else:
-                    dict.__setitem__(root, top, before)
+                    dict.__setitem__(root, top, own_top(top, before, self))
         if self.root_keys is not None:
             items = [(k, dict.__getitem__(root, k)) for k in self.root_keys]
             dict.clear(root)
