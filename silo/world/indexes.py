@@ -5,17 +5,18 @@ answers :meth:`Index.keys` — the keys of the rows of ``state[collection]`` who
 equals a value, in the collection's order — and :meth:`Index.rows` (those rows). The answer is
 always what a scan of the collection would give; an index only changes what it costs.
 
-On a journaled world (what tools and verifiers see during a rollout) the first lookup files
-every row once; after that the world's journal tells the index which rows each change touched
-(and which ones a rollback restored), and the next lookup re-files just those. A lookup then
-costs the rows changed since the last one plus the matches, so a rollout's cost follows what
-it touches, not the size of its world. Anywhere else (a plain ``dict`` state, the read-only
-initial world a verifier gets for a collection the rollout changed) a lookup scans.
+On a world of a pool (what tools and verifiers see during a rollout) the base collection is
+filed once per base (:class:`~silo.world.cow.Base`: every world of the pool shares the
+filing), and a lookup corrects that filing by the rows the journal says this rollout touched:
+it costs the matches plus the rows touched, copies nothing into the world, and follows what the
+rollout touches, not the size of its world. A collection the rollout replaced is filed for that
+world alone and kept current by the journal (which tells the index which rows each change
+touched and which ones a rollback restored). Anywhere else (a plain ``dict`` state, the
+read-only initial world a verifier gets for a collection the rollout changed) a lookup scans.
 
 A row that is not a mapping, lacks ``field`` or holds an unhashable value there matches
-nothing. A row the journal cannot follow (a plain ``dict`` a tool stored, a row stored under
-two keys) is re-filed at every lookup until a rollback restores the journaled one. Replacing a whole collection, or a rollback that restores a deleted row (and so the
-collection's order), makes the next lookup file the collection again.
+nothing. A row changed behind the tracked containers' back (``dict.__setitem__``) is not seen
+until a tracked change to it.
 """
 
 from __future__ import annotations
