@@ -55,8 +55,9 @@ class _Shared:
     def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
         """Told before a change to the base: refuse it."""
         raise StateMutationError(
-            "the initial world is read-only (every rollout shares it); verifiers must not "
-            "modify it, and tools change only the state they are given"
+            "the initial world is shared by every rollout and read-only, as the world is after "
+            "the rollout; verifiers must not modify state, and tools change only the state "
+            "they are given"
         )
 
 

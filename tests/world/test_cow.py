@@ -113,7 +113,7 @@ def test_no_read_hands_out_a_base_container() -> None:
 def test_the_base_refuses_writes_through_a_storage_leak() -> None:
     world = WorldPool(_fresh, lambda state: []).acquire()
     leaked = next(iter(dict.values(dict.get(world.state, "rows"))))  # past the view on purpose
-    with pytest.raises(StateMutationError, match="every rollout shares it"):
+    with pytest.raises(StateMutationError, match="shared by every rollout"):
         leaked["owner"] = "Z"
 
 
@@ -125,8 +125,8 @@ def test_a_frozen_world_copies_nothing_in_and_its_initial_world_is_read_only() -
     assert world.state["rows"]["R2"]["owner"] == "U1"
     assert [row["owner"] for row in world.state["rows"].values()] == ["U1", "U2", "U1", "U1", "U1"]
     assert _shared_rows(world) == 4
-    with pytest.raises(StateMutationError):
-        world.state["rows"]["R2"]["owner"] = "U3"
+    with pytest.raises(StateMutationError, match="verifiers must not modify state"):
+        world.state["rows"]["R2"]["owner"] = "U3"  # a row the rollout never read: the base's
     with pytest.raises(StateMutationError):
         world.initial()["rows"]["R1"]["owner"] = "U3"
     assert world.initial()["rows"]["R1"]["owner"] == "U1"
