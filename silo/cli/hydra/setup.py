@@ -13,8 +13,9 @@ import warnings
 from importlib import resources
 from pathlib import Path
 
+from silo.distribution import install_hint
 from silo.errors import CODES, ConfigError
-from silo.loading.environment import find_project_dir, list_environments
+from silo.loading.environment import available_environments, find_project_dir
 
 __all__ = ["GROUPS", "check_group_overrides", "group_options", "prepare"]
 
@@ -48,7 +49,7 @@ def group_options(group: str, project: Path, *, with_folders: bool = True) -> li
     if packaged.is_dir():
         names |= {Path(p.name).stem for p in packaged.iterdir() if p.name.endswith(".yaml")}
     if group == "env" and with_folders:
-        names |= set(list_environments(project))
+        names |= set(available_environments(project))
     return sorted(names)
 
 
@@ -73,7 +74,7 @@ def prepare(project: Path | None = None) -> Path:
     )
     store = ConfigStore.instance()
     declared = set(group_options("env", project, with_folders=False))
-    for name in list_environments(project):
+    for name in available_environments(project):
         if name not in declared:
             store.store(group="env", name=name, node={"name": name})
     warnings.filterwarnings(
@@ -145,8 +146,7 @@ def _check_launcher(choice: str) -> None:
     if not installed:
         raise ConfigError(
             "launcher_missing",
-            f"hydra/launcher={choice} needs its Hydra plugin; install it with "
-            f"pip install -e '.[{extra}]' (or pip install 'silo[{extra}]')",
+            f"hydra/launcher={choice} needs its Hydra plugin; install it with {install_hint(extra)}",
         )
 
 
