@@ -67,54 +67,22 @@ def console(prog: str, main: Callable[[], int | None]) -> int:
     return status or 0
 
 
-def _command(prog: str, module: str, function: str = "main") -> int:
-    def run() -> int | None:
+def _script(prog: str, module: str, function: str = "main") -> Callable[[], int]:
+    """Console script ``prog``: ``module.function`` (imported when run) behind :func:`console`."""
+
+    def script() -> int:
         target: Callable[[], int | None] = getattr(importlib.import_module(module), function)
-        return target()
+        return console(prog, target)
 
-    return console(prog, run)
-
-
-def silo_run() -> int:
-    """``silo-run``: rollouts and sweeps (:mod:`silo.cli.run`)."""
-    return _command("silo-run", "silo.cli.run", "run")
+    return script
 
 
-def silo_baseline() -> int:
-    """``silo-baseline``: record and check goldens (:mod:`silo.cli.baseline`)."""
-    return _command("silo-baseline", "silo.cli.baseline", "run")
-
-
-def silo_validate() -> int:
-    """``silo-validate``: check environments (:mod:`silo.cli.validate`)."""
-    return _command("silo-validate", "silo.cli.validate")
-
-
-def silo_init() -> int:
-    """``silo-init``: a new environment or environment package (:mod:`silo.cli.init`)."""
-    return _command("silo-init", "silo.cli.init")
-
-
-def silo_ls() -> int:
-    """``silo-ls``: list environments, tasks and tools (:mod:`silo.cli.ls`)."""
-    return _command("silo-ls", "silo.cli.ls")
-
-
-def silo_compare() -> int:
-    """``silo-compare``: two sweeps side by side (:mod:`silo.cli.compare`)."""
-    return _command("silo-compare", "silo.cli.compare")
-
-
-def silo_view() -> int:
-    """``silo-view``: reports and the static site (:mod:`silo.cli.view`)."""
-    return _command("silo-view", "silo.cli.view")
-
-
-def silo_env() -> int:
-    """``silo-env``: edit an environment's tasks, data, tools (:mod:`silo.cli.env`)."""
-    return _command("silo-env", "silo.cli.env")
-
-
-def silo_mcp() -> int:
-    """``silo-mcp``: serve an environment over MCP (:mod:`silo.cli.mcp`)."""
-    return _command("silo-mcp", "silo.cli.mcp")
+silo_run = _script("silo-run", "silo.cli.run", "run")
+silo_baseline = _script("silo-baseline", "silo.cli.baseline", "run")
+silo_validate = _script("silo-validate", "silo.cli.validate")
+silo_init = _script("silo-init", "silo.cli.init")
+silo_ls = _script("silo-ls", "silo.cli.ls")
+silo_compare = _script("silo-compare", "silo.cli.compare")
+silo_view = _script("silo-view", "silo.cli.view")
+silo_env = _script("silo-env", "silo.cli.env")
+silo_mcp = _script("silo-mcp", "silo.cli.mcp")
