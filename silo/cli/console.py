@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
+from importlib.metadata import version as distribution_version
 
 from silo.distribution import DISTRIBUTION, version
 
@@ -40,10 +41,8 @@ _HYDRA_COMMANDS = frozenset({"silo-run", "silo-baseline", "silo-mcp"})
 def version_text(prog: str) -> str:
     """What ``<prog> --version`` prints."""
     lines = [f"{prog} ({DISTRIBUTION}) {version()}"]
-    if prog in _HYDRA_COMMANDS:
-        import hydra
-
-        lines.append(f"Hydra {hydra.__version__}")
+    if prog in _HYDRA_COMMANDS:  # read from the metadata: no Hydra import outside cli/hydra/
+        lines.append(f"Hydra {distribution_version('hydra-core')}")
     return "\n".join(lines)
 
 
