@@ -230,13 +230,13 @@ def create_package(parent_dir: Path, name: str, template: str = "minimal") -> Pa
     the environment (from ``template``, which must ship a solver), tests and a baselines config.
     """
     check_name(name)
+    source = template_dir(template)
     if template not in PACKAGE_TEMPLATES:
         raise ScaffoldError(
             "template_not_found",
             f'template "{template}" has no solver for the package\'s tests to run; use one of '
             f"{', '.join(PACKAGE_TEMPLATES)} (default minimal)",
         )
-    source = template_dir(template)
     distribution, package = package_names(name)
 
     def refuse_existing() -> None:

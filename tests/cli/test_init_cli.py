@@ -114,6 +114,8 @@ def test_package_scaffold_refuses_a_template_without_solver_and_an_existing_fold
     assert blank.returncode == 2
     assert one_line_error(blank, "silo-init").startswith('template "blank" has no solver')
     assert list(tmp_path.iterdir()) == []
+    unknown = run("silo-init", tmp_path, "--package", "shelf", "template=nosuch")
+    assert one_line_error(unknown, "silo-init").startswith('unknown template "nosuch"')
     (tmp_path / "silo-env-shelf").mkdir()
     again = run("silo-init", tmp_path, "--package", "shelf")
     assert again.returncode == 2
