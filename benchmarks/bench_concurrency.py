@@ -17,7 +17,9 @@ Each agent first runs a warm-up of 8 rollouts, not measured: what it imports (th
 of CPU, ~1 ms per rollout of R = 512) and its shared endpoint are start-up costs of the
 process, not of a rollout.
 Last, the peak RSS of N rollouts in flight on the 1.4 MB τ²-retail-size world of
-``bench_world_size.py`` against one rollout on it (each in a fresh process).
+``bench_world_size.py`` against one rollout on it (each in a fresh process): rollouts that make
+no call (the target), and rollouts that each make TASK-002's calls (reported: a copy-on-write
+world costs what its rollout reads and writes).
 """
 
 from __future__ import annotations
@@ -225,9 +227,12 @@ from silo.rollout.run import Budget
 
 root, n, work = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
 env = load_environment(root, Path(sys.argv[4]))
+calls = json.loads(Path(sys.argv[5]).read_text()) if len(sys.argv) > 5 else []
 
 async def agent(inp):
     await asyncio.sleep(1.0)  # every rollout in flight at once
+    for name, args in calls:  # then, when asked, TASK-002's calls (reads and writes)
+        await inp.call_tool(name, args)
     return {"output": "ok"}
 
 def hwm():
@@ -243,12 +248,19 @@ print(json.dumps({"before": before, "peak": hwm()}))
 """
 
 
-def peak_rss(root: Path, n: int, work: Path) -> int:
-    """Peak RSS (KiB) of a fresh process running ``n`` rollouts in flight on ``root``'s world."""
+def peak_rss(root: Path, n: int, work: Path, calls: list[list[Any]] | None = None) -> int:
+    """Peak RSS (KiB) of a fresh process running ``n`` rollouts in flight on ``root``'s world.
+
+    With ``calls``, every rollout makes them (after the others have started) instead of none.
+    """
     script = work / "rss_child.py"
     script.write_text(_RSS_CHILD)
+    extra = []
+    if calls:
+        extra = [str(work / "rss_calls.json")]
+        Path(extra[0]).write_text(json.dumps(calls))
     out = subprocess.run(
-        [PYTHON, str(script), str(root), str(n), str(work), str(ROOT)],
+        [PYTHON, str(script), str(root), str(n), str(work), str(ROOT), *extra],
         capture_output=True,
         text=True,
         env=bench_env(),
@@ -314,14 +326,25 @@ def main() -> None:
 
     size = 43_000 if args.quick else TAU2_RETAIL_BYTES
     root, _, _ = build_world(size, work, "rss-world")
+    # Copy-on-write worlds (silo.world.cow): a world costs what its rollout reads, so the same
+    # measurement is repeated with every rollout making TASK-002's calls (reported, no target).
     one = peak_rss(root, 1, work)
     many = peak_rss(root, n, work)
+    one_calls = peak_rss(root, 1, work, calls)
+    many_calls = peak_rss(root, n, work, calls)
     report.print_table(
-        ["in flight", "peak RSS MiB"], [[1, f"{one / 1024:.1f}"], [n, f"{many / 1024:.1f}"]]
+        ["in flight", "peak RSS MiB (no calls)", "peak RSS MiB (TASK-002's calls)"],
+        [
+            [1, f"{one / 1024:.1f}", f"{one_calls / 1024:.1f}"],
+            [n, f"{many / 1024:.1f}", f"{many_calls / 1024:.1f}"],
+        ],
     )
     report.figure("rssOneKiB", one)
     report.figure("rssManyKiB", many)
+    report.figure("rssOneCallsKiB", one_calls)
+    report.figure("rssManyCallsKiB", many_calls)
     report.ratio(f"peak_rss({n} in flight)/peak_rss(1)", many / one, 2.0)
+    print(f"with TASK-002's calls: peak_rss({n})/peak_rss(1) = {many_calls / one_calls:.2f}")
     report.done()
 
 

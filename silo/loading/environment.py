@@ -31,7 +31,12 @@ from typing import Any
 from silo.errors import EnvironmentLoadError, SiloError
 from silo.loading.definition import DEFAULT_ENTRYPOINT, MANIFEST, Environment, Manifest
 from silo.loading.modules import load_file, package_for_dir
-from silo.loading.project import find_project_dir, list_environments, resolve_environment_dir
+from silo.loading.project import (
+    available_environments,
+    find_project_dir,
+    list_environments,
+    resolve_environment_dir,
+)
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
 from silo.verifiers import Verifier
@@ -45,6 +50,7 @@ __all__ = [
     "EnvironmentParts",
     "Manifest",
     "OnProblem",
+    "available_environments",
     "find_project_dir",
     "list_environments",
     "load_environment",

@@ -12,7 +12,8 @@ side and carries ``occurrence`` (0-based) and ``duplicates`` (``{before, after}`
 value whose JSON text exceeds :data:`MAX_VALUE_CHARS` becomes ``{"truncated": chars, "sha256":
 hex, "head": first characters}``; past :data:`MAX_CHANGES` changes the rest are counted in
 ``omittedChanges``. Cost: a top-level value that is the same object on both sides is skipped
-without looking inside, and dict rows are found by key, so the work follows what the rollout
+without looking inside (top-level values are read as stored, so a copy-on-write world's
+untouched values stay shared with its base), and dict rows are found by key, so the work follows what the rollout
 touched; a touched array is scanned in full only when it was not merely appended to.
 """
 
@@ -172,6 +173,11 @@ def _list_rows(out: _Collector, top: str, before: list[Any], after: list[Any], e
                 out.add(top, key, was, now)
 
 
+def _peek(state: Mapping[str, Any], top: str) -> Any:
+    """``state[top]`` (ABSENT: none) as stored: a world's view must not copy a value in."""
+    return dict.get(state, top, ABSENT) if isinstance(state, dict) else state.get(top, ABSENT)
+
+
 def state_changes(initial: Any, final: Any, state_diff: Mapping[str, Any]) -> dict[str, Any]:
     """The ``state-changes.json`` document of a rollout (see the module docstring)."""
     out = _Collector()
@@ -179,7 +185,7 @@ def state_changes(initial: Any, final: Any, state_diff: Mapping[str, Any]) -> di
     new = final if isinstance(final, Mapping) else {}
     collections = state_diff.get("collections", {})
     for top in [*new, *(key for key in old if key not in new)]:
-        before, after = old.get(top, ABSENT), new.get(top, ABSENT)
+        before, after = _peek(old, top), _peek(new, top)
         if before is after:
             continue  # untouched: the journal's initial view shares the very object
         entry = collections.get(top)

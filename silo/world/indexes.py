@@ -5,25 +5,28 @@ answers :meth:`Index.keys` — the keys of the rows of ``state[collection]`` who
 equals a value, in the collection's order — and :meth:`Index.rows` (those rows). The answer is
 always what a scan of the collection would give; an index only changes what it costs.
 
-On a journaled world (what tools and verifiers see during a rollout) the first lookup files
-every row once; after that the world's journal tells the index which rows each change touched
-(and which ones a rollback restored), and the next lookup re-files just those. A lookup then
-costs the rows changed since the last one plus the matches, so a rollout's cost follows what
-it touches, not the size of its world. Anywhere else (a plain ``dict`` state, the read-only
-initial world a verifier gets for a collection the rollout changed) a lookup scans.
+On a world of a pool (what tools and verifiers see during a rollout) the base collection is
+filed once per base (:class:`~silo.world.cow.Base`: every world of the pool shares the
+filing), and a lookup corrects that filing by the rows the journal says this rollout touched:
+it costs the matches plus the rows touched, copies nothing into the world, and follows what the
+rollout touches, not the size of its world. A collection the rollout replaced is filed for that
+world alone and kept current by the journal (which tells the index which rows each change
+touched and which ones a rollback restored). Anywhere else (a plain ``dict`` state, the
+read-only initial world a verifier gets for a collection the rollout changed) a lookup scans.
 
 A row that is not a mapping, lacks ``field`` or holds an unhashable value there matches
-nothing. A row the journal cannot follow (a plain ``dict`` a tool stored, a row stored under
-two keys) is re-filed at every lookup until a rollback restores the journaled one. Replacing a whole collection, or a rollback that restores a deleted row (and so the
-collection's order), makes the next lookup file the collection again.
+nothing. A row changed behind the tracked containers' back (``dict.__setitem__``) is not seen
+until a tracked change to it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
-from typing import Any
+from itertools import islice
+from typing import Any, cast
 
-from silo.world.journal import Journal
+from silo.world.cow import SHARED, Base, CowDict, is_shared
+from silo.world.journal import Journal, Rows
 from silo.world.tracked import COLL, DELETE, slot
 
 __all__ = ["Index"]
@@ -56,12 +59,19 @@ class Index:
 
     def keys(self, state: Mapping[str, Any], value: Hashable) -> list[Any]:
         """Keys of the rows whose ``field`` equals ``value``, in the collection's order."""
+        if is_shared(dict.get(state, self.collection) if type(state) is CowDict else None):
+            # A world that never read this collection: it is still its base's, as filed.
+            base = cast(Journal, cast(CowDict, state)._j).base
+            return list(_base_filing(base, self).get(value, ()))
         coll: dict[Any, Any] = state[self.collection]
         found = slot(coll)
         journal = None if found is None else found[0]
         if type(journal) is Journal and found is not None and found[2] is COLL:
             live = dict.get(journal.root, self.collection)
             if live is coll:  # the world's own collection, not a detached or replaced one
+                rec = journal.recs.get(self.collection)
+                if rec is None or type(rec) is Rows:  # the world's view of its base's collection
+                    return _over_base(journal, self, coll, rec, value)
                 return _filed(journal, self, coll).lookup(value)
         field = self.field
         return [key for key, row in coll.items() if _matches(row, field, value)]
@@ -75,6 +85,45 @@ class Index:
 def _matches(row: Any, field: str, value: Any) -> bool:
     found = _value(row, field)
     return found is not _NONE and found == value
+
+
+def _base_filing(base: Base, index: Index) -> dict[Any, list[Any]]:
+    """The keys of the base collection's rows by value, in its order: filed once per base."""
+    return base.fact(index, _file_base, index)
+
+
+def _file_base(root: Any, index: Index) -> dict[Any, list[Any]]:
+    buckets: dict[Any, list[Any]] = {}
+    for key, row in dict.items(dict.get(root, index.collection, {})):
+        found = _value(row, index.field)
+        if found is not _NONE:
+            buckets.setdefault(found, []).append(key)
+    return buckets
+
+
+def _over_base(
+    journal: Journal, index: Index, coll: dict[Any, Any], rec: Rows | None, value: Any
+) -> list[Any]:
+    """A lookup in a world's view of its base collection: the base's filing, corrected.
+
+    The correction is the rows this rollout touched (the journal names them; every other row
+    is the base's, as filed).
+    """
+    filed = _base_filing(journal.base, index).get(value, ())
+    if rec is None:
+        return list(filed)
+    touched, field = rec.pre, index.field
+    found = [key for key in filed if key not in touched]
+    hits = [k for k in touched if k in coll and _matches(dict.__getitem__(coll, k), field, value)]
+    if not hits:
+        return found
+    if rec.keys_before is not None:  # a base row was deleted: keys may have moved
+        return sorted(found + hits, key={k: i for i, k in enumerate(coll)}.__getitem__)
+    # Base keys are where they were; the keys this rollout added follow, in dict order.
+    base = journal.base.positions(index.collection)
+    added = len(coll) - len(base)
+    tail = {k: len(base) + i for i, k in enumerate(list(islice(reversed(coll), added))[::-1])}
+    return sorted(found + hits, key=lambda k: base[k] if k in base else tail[k])
 
 
 def _filed(journal: Journal, index: Index, coll: dict[Any, Any]) -> _Filed:
@@ -163,19 +212,21 @@ class _Filed:
     def _followed(self, key: Any, row: Any) -> bool:
         """Whether every change to ``row`` reaches the journal as a change to row ``key``.
 
-        True for the journal's own tracked rows (and immutable scalars); false for a plain
-        container a tool stored, or a tracked row stored under a second key.
+        True for the journal's own tracked rows, the base's rows (a world replaces one only
+        through the journal) and immutable scalars; false for a plain container a tool stored,
+        or a tracked row stored under a second key.
         """
         found = slot(row)
-        if found is not None:
-            return found[0] is self.journal and found[2] == key
+        if found is not None:  # a base row is followed too: the world can only replace it
+            return (found[0] is self.journal or found[0] is SHARED) and found[2] == key
         return not isinstance(row, (dict, list))
 
     def _build(self) -> None:
         self.buckets, self.filed_as, self.order, self.dirty = {}, {}, {}, {}
         self.volatile = set()
         field, buckets, filed_as = self.field, self.buckets, self.filed_as
-        for number, (key, row) in enumerate(self.coll.items()):
+        # The storage, not the view: filing reads a field, and must not copy base rows in.
+        for number, (key, row) in enumerate(dict.items(self.coll)):
             self.order[key] = number
             if not self._followed(key, row):
                 self.volatile.add(key)
@@ -208,7 +259,7 @@ class _Filed:
             if key not in order:
                 order[key] = self.next
                 self.next += 1
-            row = coll[key]
+            row = dict.__getitem__(coll, key)
             if self._followed(key, row):
                 self.volatile.discard(key)
             else:

@@ -1,18 +1,24 @@
-"""The journal of a world: pre-images of what a rollout touched, and the rollback.
+"""The journal of a world: what a rollout touched, and the rollback to its base.
 
-Contract: a :class:`Journal` is told (by the tracked containers of :mod:`silo.world.tracked`) before
-every change. While ``ACTIVE`` it saves, on first touch, the pre-image of the row (a value under
-a top-level dict), of the log (a top-level list: only its length while it is merely appended
-to) or of the whole top-level value that changes. From those it rebuilds the initial world as a
-read-only view sharing every untouched row, and :meth:`Journal.rollback` restores the world in
-place, key order included. ``FROZEN`` refuses every change (verifiers run then); a change while
-``IDLE`` marks the world ``dirty`` so it is never reused.
+Contract: a :class:`Journal` is told (by the tracked containers of :mod:`silo.world.tracked`)
+before every change. Every rollout begins with its world equal to the world's
+:class:`~silo.world.cow.Base`, so nothing is copied to remember the past: while ``ACTIVE`` the
+journal notes, on first touch, which row (a value under a top-level dict) changes, which log (a
+top-level list: only its length while it is merely appended to) or which whole top-level value,
+and the base holds what each was. :meth:`Journal.initial` is the world as the rollout began
+(the base where the rollout changed something, the world's own untouched values elsewhere), and
+:meth:`Journal.rollback` makes the world equal to the base again in place, key order included,
+by putting copies of the base's values in the touched slots (the copy a rollout used to make
+before its first change to a row is made after its last, so a world that holds nothing shared
+keeps holding nothing shared). ``FROZEN`` refuses every change (verifiers
+run then); a change while ``IDLE`` marks the world ``dirty`` so it is never reused.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from silo.world.cow import Base, own_top
 from silo.world.diff import ABSENT
 from silo.world.tracked import (
     APPEND,
@@ -20,10 +26,9 @@ from silo.world.tracked import (
     DELETE,
     LIST,
     ROOT,
+    StateMutationError,
     TrackedDict,
     track,
-    track_top,
-    tracked_dict,
 )
 
 __all__ = ["ACTIVE", "FROZEN", "IDLE", "Journal", "Log", "Rows", "StateMutationError", "Whole"]
@@ -31,12 +36,8 @@ __all__ = ["ACTIVE", "FROZEN", "IDLE", "Journal", "Log", "Rows", "StateMutationE
 IDLE, ACTIVE, FROZEN = 0, 1, 2
 
 
-class StateMutationError(RuntimeError):
-    """Raised when a verifier (or anything after the rollout) tries to change the world."""
-
-
 class Rows:
-    """Pre-images of the touched rows of one top-level dict."""
+    """The touched rows of one top-level dict, each with its base value (or ABSENT)."""
 
     __slots__ = ("pre", "keys_before")
 
@@ -46,17 +47,17 @@ class Rows:
 
 
 class Log:
-    """A touched top-level list: appended to only (``prefix``) or saved whole (``pre``)."""
+    """A touched top-level list: appended to only (``prefix``) or changed otherwise (``pre``)."""
 
     __slots__ = ("prefix", "pre")
 
     def __init__(self, prefix: int, pre: list[Any] | None) -> None:
         self.prefix = prefix
-        self.pre = pre
+        self.pre = pre  # the base's list once changed other than by appending, else None
 
 
 class Whole:
-    """A top-level key that was replaced or deleted: its original value (or ABSENT)."""
+    """A top-level key that was replaced or deleted: its base value (or ABSENT)."""
 
     __slots__ = ("pre",)
 
@@ -64,40 +65,29 @@ class Whole:
         self.pre = pre
 
 
-class _ReadOnly:
-    """The journal of the initial-world views: any change is refused."""
-
-    __slots__ = ()
-
-    def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
-        """Told before a change to slot ``(top, row)``: save the pre-image on first touch."""
-        raise StateMutationError("the initial world is read-only; verifiers must not modify it")
-
-
-_READ_ONLY = _ReadOnly()
-
-
 class Journal:
-    """A world's record of what its rollout touched: pre-images, shadows and index watchers."""
+    """A world's record of what its rollout touched, over its base, and its index watchers."""
 
-    __slots__ = ("root", "mode", "dirty", "recs", "root_keys", "shadows", "watchers")
+    __slots__ = ("base", "root", "mode", "dirty", "recs", "root_keys", "watchers")
 
-    def __init__(self) -> None:
-        self.root: TrackedDict = TrackedDict()
+    def __init__(self, base: Base) -> None:
+        self.base = base
+        self.root: TrackedDict = base.view(self)
         self.mode = IDLE
         self.dirty = False
         self.recs: dict[Any, Rows | Log | Whole] = {}
         self.root_keys: list[Any] | None = None
-        # Per collection, a read-only dict equal to it as it was when the rollout began, kept
-        # across rollouts and patched with the touched rows' pre-images only, so initial() and
-        # rollback cost what the rollout touched, not the size of the collection.
-        self.shadows: dict[Any, tuple[Any, TrackedDict]] = {}
         # Per collection, the indexes (silo.world.indexes) filed over it, told of every change so
         # they re-file just the rows touched. Any mode: an index must stay true to the world.
         self.watchers: dict[Any, dict[Any, Any]] = {}
 
+    @property
+    def read_only(self) -> bool:
+        """True while the world is frozen (its views then hand out base values uncopied)."""
+        return self.mode == FROZEN
+
     def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
-        """Told before a change to slot ``(top, row)``: save its pre-image on first touch."""
+        """Told before a change to slot ``(top, row)``: note it on first touch."""
         if self.watchers:
             self._tell_watchers(top, row, key, op)
         if self.mode != ACTIVE:
@@ -132,11 +122,11 @@ class Journal:
             rec = self.recs[top] = Rows()
         elif type(rec) is not Rows:
             return
-        coll = dict.__getitem__(self.root, top)
-        if row not in rec.pre:
-            rec.pre[row] = track(coll[row], self, top, row) if row in coll else ABSENT
-        if op is DELETE and rec.keys_before is None and rec.pre[row] is not ABSENT:
-            rec.keys_before = [k for k in coll if rec.pre.get(k, k) is not ABSENT]
+        pre = rec.pre
+        if row not in pre:
+            pre[row] = dict.get(self.base.value(top, {}), row, ABSENT)
+        if op is DELETE and rec.keys_before is None and pre[row] is not ABSENT:
+            rec.keys_before = list(self.base.value(top, ()))
 
     def _touch_log(self, top: Any, container: Any, op: Any) -> None:
         rec = self.recs.get(top)
@@ -145,74 +135,39 @@ class Journal:
         log = dict.__getitem__(self.root, top)
         appending = op is APPEND and container is log
         if rec is None:
-            self.recs[top] = (
-                Log(len(log), None) if appending else Log(0, track(log, self, top, LIST))
-            )
+            self.recs[top] = Log(len(log), None) if appending else Log(0, self.base.value(top))
         elif isinstance(rec, Log) and rec.pre is None and not appending:
-            rec.pre = track(log[: rec.prefix], self, top, LIST)
+            rec.pre = self.base.value(top)
 
     def _touch_top(self, key: Any) -> None:
         if self.root_keys is None:
-            self.root_keys = list(self.root)
-        found = self.recs.get(key)
-        if type(found) is Whole:
-            return
-        if found is None:
-            pre = track_top(key, self.root[key], self) if key in self.root else ABSENT
-        else:
-            pre = track_top(key, self.initial_value(key, found), self)
-        self.recs[key] = Whole(pre)
+            self.root_keys = list(self.base.root)
+        if type(self.recs.get(key)) is not Whole:
+            self.recs[key] = Whole(self.base.value(key, ABSENT))
 
     def initial_value(self, top: Any, rec: Rows | Log | Whole) -> Any:
-        """The value ``top`` had when the rollout began (sharing untouched rows)."""
-        if type(rec) is Whole:
-            return rec.pre
-        current = dict.__getitem__(self.root, top)
-        if type(rec) is Log:
-            return (
-                list(rec.pre)
-                if rec.pre is not None
-                else list.__getitem__(current, slice(0, rec.prefix))
-            )
-        assert type(rec) is Rows
-        pre = rec.pre
-        found = self.shadows.get(top)
-        if found is not None and found[0] is current:
-            shadow = found[1]
-            for key, before in pre.items():
-                if before is not ABSENT:
-                    dict.__setitem__(shadow, key, before)
-            return shadow
-        if rec.keys_before is not None:
-            value = {k: pre[k] if k in pre else current[k] for k in rec.keys_before}
-        else:
-            value = dict(current)
-            for key, before in pre.items():
-                if before is ABSENT:
-                    value.pop(key, None)
-                else:
-                    value[key] = before
-        shadow = tracked_dict(value, _READ_ONLY, top, COLL)
-        self.shadows[top] = (current, shadow)
-        return shadow
+        """The value ``top`` had when the rollout began: the base's (ABSENT: none)."""
+        return self.base.value(top, ABSENT)
 
     def initial(self) -> dict[Any, Any]:
-        """The state as the rollout began, sharing untouched rows (read-only views)."""
-        if self.root_keys is None:
-            state = dict(self.root)
-            for top, rec in self.recs.items():
-                state[top] = self.initial_value(top, rec)
-            return state
-        state = {}
-        for top in self.root_keys:
-            found = self.recs.get(top)
-            value = self.root[top] if found is None else self.initial_value(top, found)
-            if value is not ABSENT:
-                state[top] = value
-        return state
+        """The state as the rollout began: the base where it changed, else the world's own.
+
+        Every value is read-only while the world is frozen (the base's always are); an
+        untouched value is the very object the final state holds, so comparing the two can
+        skip it without looking inside.
+        """
+        root, recs = self.root, self.recs
+        if self.root_keys is None and not recs:
+            return dict(dict.items(root))
+        base = self.base.root
+        return {
+            top: dict.__getitem__(base if top in recs else root, top)
+            for top in dict.__iter__(base)
+            if top in recs or top in root
+        }
 
     def rollback(self) -> None:
-        """Restore the world in place to how the rollout began, key order included."""
+        """Make the world equal to its base again, in place, key order included."""
         self.mode = IDLE
         root = self.root
         watchers = self.watchers
@@ -220,33 +175,25 @@ class Journal:
             watching = watchers.get(top) if watchers else None
             if watching:
                 _tell_restored(watching, rec)
-            if type(rec) is Whole:
-                self.shadows.pop(top, None)  # a new collection object: its view is rebuilt
-                if rec.pre is ABSENT:
-                    dict.pop(root, top, None)
-                else:
-                    dict.__setitem__(root, top, rec.pre)
-            elif type(rec) is Rows:
+            if type(rec) is Rows:
                 coll = dict.__getitem__(root, top)
-                found = self.shadows.get(top)
-                shadow = found[1] if found is not None and found[0] is coll else None
                 for key, before in rec.pre.items():
                     if before is ABSENT:
                         dict.pop(coll, key, None)
-                    else:
-                        dict.__setitem__(coll, key, before)
-                        if shadow is not None:
-                            dict.__setitem__(shadow, key, before)
+                    else:  # an own copy: a view that holds nothing shared stays that way
+                        dict.__setitem__(coll, key, track(before, self, top, key))
                 if rec.keys_before is not None:
                     items = [(k, dict.__getitem__(coll, k)) for k in rec.keys_before]
                     dict.clear(coll)
                     dict.update(coll, items)
-            elif isinstance(rec, Log):
-                log = dict.__getitem__(root, top)
-                if rec.pre is not None:
-                    list.__setitem__(log, slice(None), rec.pre)
+            elif type(rec) is Log and rec.pre is None:
+                list.__delitem__(dict.__getitem__(root, top), slice(rec.prefix, None))
+            else:  # replaced, deleted or rewritten: an own copy of the base's value
+                before = self.base.value(top, ABSENT)
+                if before is ABSENT:
+                    dict.pop(root, top, None)
                 else:
-                    list.__delitem__(log, slice(rec.prefix, None))
+                    dict.__setitem__(root, top, own_top(top, before, self))
         if self.root_keys is not None:
             items = [(k, dict.__getitem__(root, k)) for k in self.root_keys]
             dict.clear(root)

@@ -1,13 +1,16 @@
 """Worlds: fresh state for every rollout at the cost of what the rollout touches.
 
 Contract: :meth:`WorldPool.acquire` hands out a :class:`World` whose ``state`` equals a fresh
-``create_state()`` and whose ``tools`` are bound to it. During the rollout the journal saves the
-pre-image of every row (a value under a top-level dict) or log (a top-level list) before its
-first change. From that the world gives, without copying the untouched world:
+``create_state()`` and whose ``tools`` are bound to it. A pool calls ``create_state()`` once and
+keeps the result as its immutable :class:`~silo.world.cow.Base`; each world is a copy-on-write
+view over it (:mod:`silo.world.cow`), so N worlds in flight cost what their rollouts read, not
+N copies. During the rollout the journal notes every row (a value under a top-level dict) or
+log (a top-level list) before its first change; the base holds what each was. From that the
+world gives, without copying the untouched world:
 
 * :meth:`World.initial` — the state as it was when the rollout began (read-only);
 * :meth:`World.diff` — the ``state-diff.json`` document;
-* :meth:`World.reset` — the rollback that makes the world fresh again for the next rollout.
+* :meth:`World.reset` — the rollback that makes the world equal to its base for the next rollout.
 
 A state that is not made of JSON values falls back to a deep-copied snapshot and a fresh
 ``create_state()`` per rollout: slower, equally correct.
@@ -23,9 +26,10 @@ from typing import Any, Protocol, TypeVar, cast
 
 from silo.jsonio import canonical
 from silo.tools import Tool
+from silo.world.cow import Base
 from silo.world.diff import ABSENT, diff_states, diff_value, row_keys
 from silo.world.journal import ACTIVE, FROZEN, Journal, Log, Rows, StateMutationError
-from silo.world.tracked import NotTrackable, track_root
+from silo.world.tracked import NotTrackable
 
 __all__ = ["World", "WorldPool", "WorldPools", "StateMutationError"]
 
@@ -36,24 +40,28 @@ class World:
     """One world: ``state``, the ``tools`` bound to it, and its journal."""
 
     def __init__(
-        self, create_state: Callable[[], Any], bind_tools: Callable[[Any], list[Tool]]
+        self,
+        create_state: Callable[[], Any],
+        bind_tools: Callable[[Any], list[Tool]],
+        base: Base | None = None,
     ) -> None:
-        raw = create_state()
+        """A world over ``base`` (its pool's); without one, over a base of its own."""
         self._journal: Journal | None = None
         self._snapshot: Any = None
-        if type(raw) is dict:
-            journal = Journal()
-            try:
-                journal.root = track_root(raw, journal)
-                self._journal = journal
-                raw = journal.root
-            except NotTrackable:
-                self._journal = None
-        self.state: Any = raw
-        if self._journal is None:
+        if base is None:
+            raw = create_state()
+            if type(raw) is dict:
+                try:
+                    base = Base(raw)
+                except NotTrackable:
+                    base = None
+        if base is not None:
+            self._journal = Journal(base)
+            self.state: Any = self._journal.root
+        else:
+            self.state = raw
             self._snapshot = copy.deepcopy(raw)
-        self._positions: dict[Any, tuple[Any, dict[Any, int]]] = {}
-        self._logs: dict[Any, tuple[Any, int, frozenset[Any]]] = {}
+        self.base = base
         tools = list(bind_tools(self.state))
         self.tools: dict[str, Tool] = {}
         for item in tools:
@@ -104,16 +112,14 @@ class World:
                 if not added:
                     continue
                 fresh = set(added)
-                if len(fresh) == len(added) and fresh.isdisjoint(
-                    self._log_keys(top, log, rec.prefix)
-                ):
+                if len(fresh) == len(added) and fresh.isdisjoint(journal.base.log_names(top)):
                     collections[top] = {"added": added, "removed": [], "changed": []}
                 else:  # an appended row reuses a name: the full comparison decides
                     before = list.__getitem__(log, slice(0, rec.prefix))
                     diff_value(top, before, log, scalars, collections)
             else:
                 before = journal.initial_value(top, rec)
-                diff_value(top, before, root.get(top, ABSENT), scalars, collections)
+                diff_value(top, before, dict.get(root, top, ABSENT), scalars, collections)
         return {"scalars": scalars, "collections": collections}
 
     def _diff_rows(self, top: Any, rec: Rows) -> dict[str, list[Any]] | None:
@@ -125,7 +131,7 @@ class World:
                     added.append(key)
             elif key not in coll:
                 removed.append(key)
-            elif canonical(before) != canonical(coll[key]):
+            elif canonical(before) != canonical(dict.__getitem__(coll, key)):
                 changed.append(key)
         if not (added or removed or changed):
             return None
@@ -143,31 +149,10 @@ class World:
             changed.sort(key=position.__getitem__)
         return {"added": added, "removed": removed, "changed": changed}
 
-    def _log_keys(self, top: Any, log: Any, prefix: int) -> frozenset[Any]:
-        """The row names of a log as every rollout begins it (its first ``prefix`` rows).
-
-        Computed once per world: rollback restores the log, so they never change.
-        """
-        cached = self._logs.get(top)
-        if cached is None or cached[0] is not log or cached[1] != prefix:
-            names = frozenset(row_keys(list.__getitem__(log, slice(0, prefix))))
-            cached = self._logs[top] = (log, prefix, names)
-        return cached[2]
-
     def _original_positions(self, top: Any, coll: Any, rec: Rows) -> dict[Any, int]:
         if rec.keys_before is not None:
             return {k: i for i, k in enumerate(rec.keys_before)}
-        cached = self._positions.get(top)
-        if cached is None or cached[0] is not coll:
-            # Valid across rollouts: rollback restores every collection's key order.
-            cached = (coll, {k: i for i, k in enumerate(coll)})
-            self._positions[top] = cached
-        positions = cached[1]
-        missing = [k for k in rec.pre if rec.pre[k] is not ABSENT and k not in positions]
-        if missing:
-            positions = {k: i for i, k in enumerate(coll)}
-            self._positions[top] = (coll, positions)
-        return positions
+        return self._journal.base.positions(top)  # type: ignore[union-attr]
 
     def reset(self) -> bool:
         """Roll back to the fresh world; False when this world cannot be reused."""
@@ -184,8 +169,10 @@ class World:
 class WorldPool:
     """Fresh worlds on demand, reusing rolled-back ones (thread-safe).
 
-    Each rollout in flight holds a world of its own; a released world is rolled back and
-    handed to the next rollout, so a pool holds as many worlds as were ever in flight at once.
+    Each rollout in flight holds a world of its own, a copy-on-write view over the pool's one
+    :class:`~silo.world.cow.Base` (built from the first ``create_state()``); a released world
+    is rolled back and handed to the next rollout, so a pool holds as many worlds as were ever
+    in flight at once, each costing what its rollouts read.
     """
 
     def __init__(
@@ -199,6 +186,9 @@ class WorldPool:
         self._free: list[World] = []
         self._lock = threading.Lock()
         self._derived: dict[Callable[[World], Any], Any] = {}
+        self._base: Base | None = None  # set by the first world: every later one shares it
+        self._base_lock = threading.Lock()
+        self._untracked = False  # the state is not JSON: every world is built, never shared
         self.name = name
 
     def acquire(self) -> World:
@@ -206,8 +196,17 @@ class WorldPool:
         with self._lock:
             world = self._free.pop() if self._free else None
         if world is None:
-            world = World(self._create_state, self._bind_tools)
+            world = self._new_world()
         world.begin()
+        return world
+
+    def _new_world(self) -> World:
+        if self._base is not None or self._untracked:
+            return World(self._create_state, self._bind_tools, self._base)
+        with self._base_lock:  # rollouts starting at once must not each build a base
+            world = World(self._create_state, self._bind_tools, self._base)
+            self._base = world.base
+            self._untracked = world.base is None
         return world
 
     def release(self, world: World, reusable: bool = True) -> None:

@@ -23,6 +23,7 @@ __all__ = [
     "ROOT",
     "ChangeListener",
     "NotTrackable",
+    "StateMutationError",
     "TrackedDict",
     "TrackedList",
     "slot",
@@ -56,6 +57,10 @@ class ChangeListener(Protocol):
 
     def touch(self, top: Any, row: Any, key: Any, op: _Marker) -> None:
         """Slot ``(top, row)`` is about to change at ``key`` by ``op`` (SET, DELETE, APPEND)."""
+
+
+class StateMutationError(RuntimeError):
+    """Raised when a verifier (or anything after the rollout) tries to change the world."""
 
 
 class NotTrackable(TypeError):
@@ -211,7 +216,7 @@ _SCALARS = (str, int, float, bool, type(None))
 
 def slot(container: Any) -> tuple[ChangeListener, Any, Any] | None:
     """``(listener, top, row)`` of a tracked container, None for anything else."""
-    if type(container) is TrackedDict or type(container) is TrackedList:
+    if isinstance(container, (TrackedDict, TrackedList)):  # a world's CowDict too
         return container._j, container._top, container._row
     return None
 
