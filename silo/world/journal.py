@@ -80,7 +80,7 @@ _READ_ONLY = _ReadOnly()
 class Journal:
     """A world's record of what its rollout touched: pre-images, shadows and index watchers."""
 
-    __slots__ = ("root", "mode", "dirty", "recs", "root_keys", "shadows", "watchers")
+    __slots__ = ("root", "mode", "dirty", "recs", "root_keys", "shadows", "watchers", "savepoint")
 
     def __init__(self) -> None:
         self.root: TrackedDict = TrackedDict()
@@ -95,6 +95,8 @@ class Journal:
         # Per collection, the indexes (silo.world.indexes) filed over it, told of every change so
         # they re-file just the rows touched. Any mode: an index must stay true to the world.
         self.watchers: dict[Any, dict[Any, Any]] = {}
+        # The open savepoint of the running tool call (silo.world.savepoint), told first.
+        self.savepoint: Any = None
 
     def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
         """Told before a change to slot ``(top, row)``: save its pre-image on first touch."""
@@ -107,6 +109,8 @@ class Journal:
                 )
             self.dirty = True
             return
+        if self.savepoint is not None:
+            self.savepoint.touch(top, row, key, op)
         if top is ROOT:
             self._touch_top(key)
         elif row is COLL:
