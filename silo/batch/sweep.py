@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from silo.agents.resolve import ResolvedAgent, resolve_agent
+from silo.artifacts.run_folder import unwritable
 from silo.batch.point import Point, expand_tasks, point_id, run_point
 from silo.errors import ConfigError, SiloError
 from silo.loading.environment import Environment, load_environment
@@ -228,7 +229,10 @@ def run_points(
     """
     limit = concurrency(max_concurrency)
     project = Path(project_dir).resolve()
-    group_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        group_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise unwritable(group_dir, exc, "the group folder") from None
     done_before = completed_points(runs_root or group_dir.parent) if resume else {}
     bar = _Progress(len(points) * runs, progress)
     sweep = _Sweep(project, group_dir, group_id, bar)
@@ -290,7 +294,8 @@ class _Sweep:
         except SiloError as exc:
             return Outcome(job.point, job.repeat, None, False, infra_error=exc.message)
         run_path = None if result.run_dir is None else str(result.run_dir)
-        return Outcome(job.point, job.repeat, run_path, result.passed)
+        # A verifier that raised is the environment's failure: counted apart, like infra.
+        return Outcome(job.point, job.repeat, run_path, result.passed, result.environment_error)
 
     def emit(self, job: _Job, outcome: Outcome) -> None:
         """Record an outcome (on the calling thread, in plan order): files, progress, list."""

@@ -24,7 +24,16 @@ from silo.schema.validator import InputValidator, validator_for
 from silo.tools import Tool, ToolError
 from silo.world.pool import World
 
-__all__ = ["MAX_PROBLEMS", "MAX_SHOWN", "Bridge", "bounded_repr", "bounded_text", "json_value"]
+__all__ = [
+    "MAX_OUTPUT_CHARS",
+    "stored_output",
+    "MAX_PROBLEMS",
+    "MAX_SHOWN",
+    "Bridge",
+    "bounded_repr",
+    "bounded_text",
+    "json_value",
+]
 
 # Every tool input and output crosses the bridge as compact JSON text (for the trace) and a
 # fresh copy read back from it (for the tool, or the agent), made in one step.
@@ -39,6 +48,40 @@ MAX_SHOWN = 200
 """The most characters of an agent's value (or tool name) an error message quotes."""
 MAX_PROBLEMS = 20
 """The most schema problems an invalid_input error lists."""
+
+
+MAX_OUTPUT_CHARS = 1_000_000
+"""The most characters of an agent's final answer a rollout keeps (and grades, and stores)."""
+
+
+def stored_output(output: Any) -> tuple[Any, int | None]:
+    """The agent's answer as a rollout keeps it, and its length in characters when it was cut.
+
+    ``output`` is already a JSON copy (:func:`json_value`). Lone surrogates become
+    backslash escapes (no UTF-8 artifact could hold them); an answer whose JSON text is over
+    :data:`MAX_OUTPUT_CHARS` is kept as the first that many characters of it, as a string.
+    """
+    if output is None or type(output) in (bool, int, float):
+        return output, None
+    text = output if type(output) is str else compact(output)
+    if len(text) <= MAX_OUTPUT_CHARS:
+        try:
+            text.encode("utf-8")
+            return output, None
+        except UnicodeEncodeError:
+            return _without_surrogates(output), None
+    return bounded_text(text[:MAX_OUTPUT_CHARS], MAX_OUTPUT_CHARS), len(text)
+
+
+def _without_surrogates(value: Any) -> Any:
+    """``value`` with every string (keys too) made UTF-8-safe by escaping lone surrogates."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value
 
 
 def json_value(value: Any) -> Any:

@@ -74,6 +74,9 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
             _say(exc.message)
             return 2
         print_rollout(result, project)
+        if result.environment_error:  # the environment failed, not the agent
+            _say(f"{result.environment_error}; fix the environment's code")
+            return 2
         return 0 if result.passed or not plan.fail_on_error else 1
     if group_dir is None:
         from silo.artifacts.run_folder import allocate_run_dir
@@ -107,6 +110,8 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         print(
             f"{task} {plan.points[0].agent_label if plan.points else ''}: {passes}/{len(outcomes)} passed"
         )
+    if any(o.infra_error for o in outcomes):  # could not start, or a verifier raised
+        return 2
     if failed and plan.fail_on_error:
         return 1
     return 0
