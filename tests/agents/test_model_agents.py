@@ -24,8 +24,7 @@ from fake_server import Reply
 
 import silo
 from silo.agents.anthropic import AnthropicAgent
-from silo.agents.contract import CancelSignal, RunLimitError
-from silo.agents.contract import AgentError
+from silo.agents.contract import AgentError, CancelSignal, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
 from silo.agents.model import ModelAgent
 from silo.agents.openai import OpenAIAgent

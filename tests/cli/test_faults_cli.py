@@ -31,7 +31,7 @@ def test_a_schema_typo_stops_the_run_before_any_call(toy_project: Path) -> None:
     proc = run("silo-run", toy_project, "env=toy", "task=TASK-001", "agent=solver")
     assert proc.returncode == 2
     assert one_line_error(proc, "silo-run") == (
-        'environments/toy: tool "bump" inputSchema.properties.by.type: \'intger\' is not a JSON '
+        "environments/toy: tool \"bump\" inputSchema.properties.by.type: 'intger' is not a JSON "
         "Schema type; use one of array, boolean, integer, null, number, object, string; fix "
         "the schema (silo-validate lists every problem)"
     )

@@ -27,7 +27,9 @@ def test_raising_verifier_fails_the_run_with_reason_and_artifacts(toy_project: P
     result = run_task("toy", "TASK-002", "solver", project_dir=toy_project)
     assert result.passed is False and result.reward == 0.0
     line = _line_of(toy_project / "environments" / "toy" / "env.py", 'raise ValueError("verifier')
-    expected = f"verifier VER-002 failed at environments/toy/env.py:{line}: ValueError: verifier bug"
+    expected = (
+        f"verifier VER-002 failed at environments/toy/env.py:{line}: ValueError: verifier bug"
+    )
     assert result.error == expected
     assert result.environment_error == expected  # the environment's fault, not the agent's
     assert json.loads((result.run_dir / "run.json").read_text())["environmentError"] == expected
