@@ -82,6 +82,14 @@ def completed_points(runs_root: Path) -> dict[str, Path]:
     return found
 
 
+def _recorded_pass(run_dir: Path) -> bool:
+    """Whether the finished rollout in ``run_dir`` passed, as its ``result.json`` says."""
+    try:
+        return json.loads((run_dir / "result.json").read_text(encoding="utf-8"))["passed"] is True
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
 class _Progress:
     def __init__(self, total: int, mode: Any) -> None:
         on_terminal = sys.stderr.isatty() and not os.environ.get("CI")
@@ -284,8 +292,9 @@ class _Sweep:
 
     def attempt(self, job: _Job) -> Outcome:
         """Run one rollout (on any thread); a rollout that cannot start is an infra outcome."""
-        if job.resumed_from is not None:
-            return Outcome(job.point, job.repeat, job.resumed_from, True, resumed=True)
+        if job.resumed_from is not None:  # its verdict is the one recorded back then
+            passed = _recorded_pass(Path(job.resumed_from))
+            return Outcome(job.point, job.repeat, job.resumed_from, passed, resumed=True)
         try:
             result = run_point(
                 job.point, job.repeat, environment=job.environment, agent=job.agent,

@@ -98,6 +98,9 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         max_concurrency=plan.max_concurrency,
     )
     failed = [o for o in outcomes if not o.passed]
+    skipped = sum(1 for o in outcomes if o.resumed)
+    if skipped:
+        print(f"resume: {skipped} of {len(outcomes)} rollouts skipped (already completed)")
     if group_dir.name.startswith("group_"):
         from silo.batch.summary import write_summary
 
