@@ -20,19 +20,10 @@ import copy
 from typing import Any
 
 from silo.jsonio import orjson_functions
+from silo.world import tracked
 from silo.world.diff import ABSENT
 from silo.world.journal import Journal, Rows, Whole
-from silo.world.tracked import (
-    APPEND,
-    COLL,
-    DELETE,
-    LIST,
-    ROOT,
-    TrackedDict,
-    TrackedList,
-    track,
-    track_top,
-)
+from silo.world.tracked import APPEND, COLL, DELETE, LIST, ROOT, TrackedDict, TrackedList, track
 
 __all__ = ["Savepoint"]
 
@@ -95,7 +86,7 @@ class Savepoint:
                 value = dict.__getitem__(container, row)
                 if _holds_plain(value):
                     if top is ROOT:
-                        dict.__setitem__(root, row, track_top(row, value, journal))
+                        dict.__setitem__(root, row, tracked.track_top(row, value, journal))
                     else:
                         dict.__setitem__(container, row, track(value, journal, top, row))
 
@@ -163,7 +154,7 @@ class Savepoint:
                 if value is ABSENT:
                     dict.pop(root, row, None)
                 else:
-                    dict.__setitem__(root, row, track_top(row, value, journal))
+                    dict.__setitem__(root, row, tracked.track_top(row, value, journal))
                 continue
             current = dict.get(root, top)
             if row is LIST:
