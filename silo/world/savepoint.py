@@ -27,13 +27,14 @@ from silo.world.tracked import APPEND, COLL, DELETE, LIST, ROOT, TrackedDict, Tr
 
 __all__ = ["Savepoint"]
 
+_NO_SLOT: Any = object()
 _FROM_JOURNAL: Any = object()  # "the journal's pre-image of this row is the value to restore"
 
 
 class Savepoint:
     """The pre-call contents of whatever one tool call changes in ``journal``'s world."""
 
-    __slots__ = ("journal", "entries", "seen", "orders", "lengths")
+    __slots__ = ("journal", "entries", "seen", "orders", "lengths", "last")
 
     def __init__(self, journal: Journal) -> None:
         """A closed savepoint of ``journal``; :meth:`open` starts recording one call."""
@@ -44,6 +45,7 @@ class Savepoint:
         self.seen: set[tuple[Any, Any]] = set()
         self.orders: dict[Any, list[Any]] = {}  # key order before a delete: top (ROOT: root)
         self.lengths: dict[Any, int] = {}  # a log only appended to: its length before the call
+        self.last: tuple[Any, Any] = (_NO_SLOT, _NO_SLOT)  # the row slot saved last
 
     def open(self) -> None:
         """Record the changes of the call about to run."""
@@ -61,6 +63,7 @@ class Savepoint:
             self._forget()
 
     def _forget(self) -> None:
+        self.last = (_NO_SLOT, _NO_SLOT)
         self.entries.clear()
         self.seen.clear()
         self.orders.clear()
@@ -92,6 +95,8 @@ class Savepoint:
 
     def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
         """Told by the journal before a change: save the slot's pre-call value on first touch."""
+        if row is self.last[1] and top == self.last[0] and row is not COLL and row is not LIST:
+            return  # the row changed last, again (most changes): already saved
         root = self.journal.root
         if top is ROOT:
             slot = (ROOT, key)
@@ -115,6 +120,7 @@ class Savepoint:
         if slot in self.seen:
             return
         self.seen.add(slot)
+        self.last = slot
         coll = dict.__getitem__(root, top)
         rec = self.journal.recs.get(top)
         if rec is None or (type(rec) is Rows and row not in rec.pre):
