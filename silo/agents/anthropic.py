@@ -22,8 +22,18 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
 
-from silo.agents.contract import AgentInput
-from silo.agents.model import DEFAULT_SYSTEM_PROMPT, ModelAgent, Reply, ToolUse, pool_limits
+from silo.agents.contract import AgentError, AgentInput
+from silo.agents.endpoints import Endpoint
+from silo.agents.model import (
+    DEFAULT_SYSTEM_PROMPT,
+    ModelAgent,
+    Reply,
+    ToolUse,
+    conversation_state,
+    post_conversation,
+    sdk_http_client,
+    token_count,
+)
 
 __all__ = ["AnthropicAgent"]
 
@@ -50,39 +60,29 @@ class AnthropicAgent(ModelAgent):
         self._api_key()  # a missing key is a run that could not start, not a failed one
 
     def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
-        """A sync client shared by every rollout thread, its pool and keep-alive set to ``pool``."""
-        http_client = sdk.DefaultHttpxClient(limits=pool_limits(pool))
-        return sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http_client)
+        """A sync client shared by every rollout thread: one kept-alive connection per thread."""
+        return sdk.Anthropic(
+            api_key=key, base_url=base_url, max_retries=0, http_client=sdk_http_client(sdk, pool)
+        )
 
     def start(self, inp: AgentInput) -> dict[str, Any]:
-        """The first user turn and the request options every turn repeats."""
+        """The first user turn and the request fields every turn repeats."""
         messages: list[dict[str, Any]] = [{"role": "user", "content": inp.task}]
-        options: dict[str, Any] = {
+        fields: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "system": self.system_prompt or DEFAULT_SYSTEM_PROMPT,
-            "messages": messages,
         }
         if inp.tools:
-            options["tools"] = [
-                {
-                    "name": spec["name"],
-                    "description": spec.get("description", ""),
-                    "input_schema": spec.get("inputSchema") or {"type": "object"},
-                }
-                for spec in inp.tools
-            ]
             choice = self._tool_choice()
             if choice is not None:
-                options["tool_choice"] = choice
-        # The SDK no longer takes sampling parameters; models that still accept one get it as an
-        # extra field of the request body.
-        extra = dict(self.extra_body or {})
+                fields["tool_choice"] = choice
+        # Sampling parameters go in the body as extra fields, as the SDK would send them; models
+        # that still accept one get it.
         if self.temperature is not None:
-            extra.setdefault("temperature", self.temperature)
-        if extra:
-            options["extra_body"] = extra
-        return {"messages": messages, "options": options}
+            fields["temperature"] = self.temperature
+        fields.update(self.extra_body or {})  # extra fields win, as the SDK's extra_body does
+        return conversation_state(messages, fields, inp.tools)
 
     def _tool_choice(self) -> dict[str, Any] | None:
         choice: Any = self.tool_choice
@@ -94,16 +94,34 @@ class AnthropicAgent(ModelAgent):
             choice = {**(choice or {"type": "auto"}), "disable_parallel_tool_use": True}
         return choice if isinstance(choice, dict) else None
 
-    def request(self, client: Any, state: dict[str, Any], timeout: float) -> Reply:
-        """One Messages-API call, read into a :class:`Reply`."""
-        message = client.messages.create(**state["options"], timeout=timeout)
-        texts = [block.text for block in message.content if block.type == "text"]
-        uses = [
-            ToolUse(block.id, block.name, json.dumps(block.input, ensure_ascii=False))
-            for block in message.content
-            if block.type == "tool_use"
+    def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
+        """One Messages-API call: a body serialised here, the raw JSON answer read into a Reply."""
+        message = post_conversation(
+            endpoint,
+            state,
+            "/v1/messages",
+            _tool_param,
+            timeout,
+            "a Messages API message",
+            self.where,
+        )
+        content = message.get("content")
+        if not isinstance(content, list):
+            raise AgentError(
+                f"the model endpoint at {self.where} answered without content blocks; check "
+                "that agent.base_url is a Messages API endpoint"
+            )
+        blocks = [b for b in content if isinstance(b, dict)]
+        texts = [
+            b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
         ]
-        stop = message.stop_reason
+        uses = [
+            ToolUse(str(b.get("id") or f"toolu_{i}"), str(b.get("name") or ""),
+                    json.dumps(b.get("input", {}), ensure_ascii=False))
+            for i, b in enumerate(blocks)
+            if b.get("type") == "tool_use"
+        ]  # fmt: skip
+        stop = message.get("stop_reason")
         if stop in _TRUNCATED:
             ending = "truncated"
         elif stop == "refusal":
@@ -112,25 +130,28 @@ class AnthropicAgent(ModelAgent):
             ending = "continue"
         else:
             ending = "tools" if uses and stop == "tool_use" else "answer"
-        usage = message.usage
-        prompt = (usage.input_tokens or 0) if usage else 0
-        completion = (usage.output_tokens or 0) if usage else 0
+        usage = message.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        prompt, completion = (
+            token_count(usage.get("input_tokens")),
+            token_count(usage.get("output_tokens")),
+        )
         return Reply(
             text="\n".join(texts) if texts else None,
             tool_uses=uses if ending == "tools" else [],
             ending=ending,
-            finish_reason=stop,
+            finish_reason=stop if isinstance(stop, str) else None,
             usage={
                 "promptTokens": prompt,
                 "completionTokens": completion,
                 "totalTokens": prompt + completion,
             },
-            message=message,
+            message=blocks,
         )
 
     def add_reply(self, state: dict[str, Any], reply: Reply) -> None:
-        """The assistant turn, blocks as the SDK returned them (they are valid parameters)."""
-        state["messages"].append({"role": "assistant", "content": reply.message.content})
+        """The assistant turn, its content blocks as the endpoint returned them."""
+        state["messages"].append({"role": "assistant", "content": reply.message})
 
     def add_results(self, state: dict[str, Any], results: list[tuple[ToolUse, str, bool]]) -> None:
         """One user turn holding a ``tool_result`` block for every ``tool_use`` block."""
@@ -148,3 +169,12 @@ class AnthropicAgent(ModelAgent):
                 ],
             }
         )
+
+
+def _tool_param(spec: dict[str, Any]) -> dict[str, Any]:
+    """One environment tool as a Messages-API tool: its input schema unchanged."""
+    return {
+        "name": spec["name"],
+        "description": spec.get("description", ""),
+        "input_schema": spec.get("inputSchema") or {"type": "object"},
+    }

@@ -12,7 +12,8 @@ request to the endpoint goes through :meth:`Endpoint.slot`, which admits it when
   as adaptive-concurrency clients do).
 
 Waiting respects the rollout's deadline and cancel signal: :meth:`Endpoint.slot` raises
-:class:`RunLimitError` when the run ends while it waits.
+:class:`RunLimitError` when the run ends while it waits. :meth:`Endpoint.fragment` keeps the
+pieces of request bodies every rollout repeats (a tool's serialised spec), made once per endpoint.
 
 The registry is the one process-wide object of the agents layer: it holds connection pools, which
 are resources to reuse, never results.
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -33,6 +34,9 @@ __all__ = ["Endpoint", "shared_endpoint"]
 # How often a waiting request looks at its run's signal: short enough that a cancelled run
 # stops waiting at once, long enough to cost nothing.
 _POLL_S = 0.05
+# Fragments kept per endpoint before the store starts afresh: far more than the tools of any
+# environment, so only specs made anew for every rollout (never reused) ever fill it.
+_MAX_FRAGMENTS = 4096
 
 
 class Endpoint:
@@ -45,6 +49,7 @@ class Endpoint:
         self._in_flight = 0
         self._cool_until = 0.0
         self._changed = threading.Condition()
+        self._fragments: dict[Hashable, tuple[Any, bytes]] = {}
 
     @property
     def limit(self) -> int:
@@ -87,6 +92,22 @@ class Endpoint:
             self._cool_until = max(self._cool_until, time.monotonic() + delay_s)
             if rate_limited:
                 self._limit = max(1.0, self._limit / 2)
+
+    def fragment(self, key: Hashable, keep: Any, render: Callable[[], bytes]) -> bytes:
+        """``render()`` made once per endpoint for ``key`` and reused by every later request.
+
+        ``keep`` is held as long as the fragment: a key made of ``id()`` values stays valid
+        because the objects it names cannot be freed and their ids reused. Two threads that
+        miss at once both render; the results are equal.
+        """
+        found = self._fragments.get(key)
+        if found is not None:
+            return found[1]
+        text = render()
+        if len(self._fragments) >= _MAX_FRAGMENTS:
+            self._fragments = {}
+        self._fragments[key] = (keep, text)
+        return text
 
 
 class _Registry:

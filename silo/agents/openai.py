@@ -13,11 +13,22 @@ variable named by ``api_key_env`` (``OPENAI_API_KEY``).
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 from typing import Any, ClassVar
 
 from silo.agents.contract import AgentError, AgentInput
-from silo.agents.model import DEFAULT_SYSTEM_PROMPT, ModelAgent, Reply, ToolUse, pool_limits
+from silo.agents.endpoints import Endpoint
+from silo.agents.model import (
+    DEFAULT_SYSTEM_PROMPT,
+    ModelAgent,
+    Reply,
+    ToolUse,
+    conversation_state,
+    post_conversation,
+    sdk_http_client,
+    token_count,
+)
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "OpenAIAgent"]
 
@@ -45,72 +56,80 @@ class OpenAIAgent(ModelAgent):
         self._api_key()  # a missing key is a run that could not start, not a failed one
 
     def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
-        """A sync client shared by every rollout thread, its pool and keep-alive set to ``pool``."""
-        http_client = sdk.DefaultHttpxClient(limits=pool_limits(pool))
-        return sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0, http_client=http_client)
+        """A sync client shared by every rollout thread: one kept-alive connection per thread."""
+        return sdk.OpenAI(
+            api_key=key, base_url=base_url, max_retries=0, http_client=sdk_http_client(sdk, pool)
+        )
 
     def start(self, inp: AgentInput) -> dict[str, Any]:
-        """The system and user messages, and the request options every turn repeats."""
+        """The system and user messages, and the request fields every turn repeats."""
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self.system_prompt or DEFAULT_SYSTEM_PROMPT},
             {"role": "user", "content": inp.task},
         ]
-        options: dict[str, Any] = {"model": self.model, "messages": messages}
+        fields: dict[str, Any] = {"model": self.model}
         if inp.tools:
-            options["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": spec["name"],
-                        "description": spec.get("description", ""),
-                        "parameters": spec.get("inputSchema") or {"type": "object"},
-                    },
-                }
-                for spec in inp.tools
-            ]
             if self.tool_choice is not None:
-                options["tool_choice"] = self.tool_choice
+                fields["tool_choice"] = self.tool_choice
             if self.parallel_tool_calls is not None:
-                options["parallel_tool_calls"] = self.parallel_tool_calls
+                fields["parallel_tool_calls"] = self.parallel_tool_calls
         for name, value in (
             ("temperature", self.temperature),
             ("seed", self.seed),
             ("max_tokens", self.max_tokens),
-            ("extra_body", self.extra_body),
         ):
             if value is not None:
-                options[name] = value
-        return {"messages": messages, "options": options}
+                fields[name] = value
+        fields.update(self.extra_body or {})  # extra fields win, as the SDK's extra_body does
+        return conversation_state(messages, fields, inp.tools)
 
-    def request(self, client: Any, state: dict[str, Any], timeout: float) -> Reply:
-        """One chat completion, read into a :class:`Reply`."""
-        completion = client.chat.completions.create(**state["options"], timeout=timeout)
-        if not completion.choices:
+    def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
+        """One chat completion: a body serialised here, the raw JSON answer read into a Reply."""
+        completion = post_conversation(
+            endpoint,
+            state,
+            "/chat/completions",
+            _function_tool,
+            timeout,
+            "a chat completion",
+            self.where,
+        )
+        return self._reply(completion)
+
+    def _reply(self, completion: dict[str, Any]) -> Reply:
+        choices = completion.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict) or not isinstance(message, dict):
             raise AgentError(
                 f"the model endpoint at {self.where} returned no choices; "
                 "check that agent.model is a chat model"
             )
-        choice = completion.choices[0]
-        message = choice.message
+        calls = message.get("tool_calls") or []
         uses = [
-            ToolUse(call.id or f"call_{i}", *_function(call))
-            for i, call in enumerate(message.tool_calls or [])
+            ToolUse(
+                _text(call.get("id") if isinstance(call, dict) else None) or f"call_{i}",
+                *_function(call),
+            )
+            for i, call in enumerate(calls if isinstance(calls, list) else [])
         ]
-        finish = choice.finish_reason
-        refusal = getattr(message, "refusal", None)
+        finish = choice.get("finish_reason")
+        refusal = message.get("refusal")
+        content = message.get("content")
         if finish == "length":
             ending = "truncated"
         elif refusal or finish == "content_filter":
             ending = "refused"
         else:
             ending = "tools" if uses else "answer"
-        usage = completion.usage
+        usage = completion.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
         return Reply(
-            text=(refusal or message.content) if ending == "refused" else message.content,
+            text=_text_or_none(refusal or content if ending == "refused" else content),
             tool_uses=uses,
             ending=ending,
             finish_reason=finish,
-            usage={name: getattr(usage, field, 0) or 0 for name, field in _USAGE_FIELDS},
+            usage={name: token_count(usage.get(field)) for name, field in _USAGE_FIELDS},
             message=message,
         )
 
@@ -137,7 +156,32 @@ class OpenAIAgent(ModelAgent):
             state["messages"].append({"role": "tool", "tool_call_id": use.id, "content": content})
 
 
+def _function_tool(spec: dict[str, Any]) -> dict[str, Any]:
+    """One environment tool as a chat-completions function tool."""
+    return {
+        "type": "function",
+        "function": {
+            "name": spec["name"],
+            "description": spec.get("description", ""),
+            "parameters": spec.get("inputSchema") or {"type": "object"},
+        },
+    }
+
+
 def _function(call: Any) -> tuple[str, str]:
     """Name and raw arguments of a tool call (empty for a non-function call)."""
-    function = getattr(call, "function", None)
-    return getattr(function, "name", None) or "", getattr(function, "arguments", None) or ""
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict):
+        return "", ""
+    arguments = function.get("arguments")
+    if arguments is not None and not isinstance(arguments, str):  # lenient servers send objects
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    return _text(function.get("name")), arguments or ""
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -233,6 +233,9 @@ class SummaryRow(TypedDict):
     terminationReasons: dict[str, int]
     resumed: int
     passHatK: dict[str, float]
+    agentIdentity: NotRequired[dict[str, Any]]
+    userIdentity: NotRequired[dict[str, Any]]
+    usage: NotRequired[dict[str, int | float]]
 
 
 class AgentSummaryRow(TypedDict):

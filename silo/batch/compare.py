@@ -7,7 +7,9 @@ under the project's ``.silo/runs/`` (:func:`resolve_folder`; a folder that does 
 holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the fix). It returns a
 :class:`Comparison`, printing nothing:
 
-- ``cells``: one per environment × task × agent present on either side, sorted, with the
+- ``cells``: one per environment × task × agent present on either side (the agent named by
+  :func:`silo.batch.summary.agent_name`: its label and, for model agents, the model and
+  settings that answered, so two models are two cells), sorted, with the
   ``summary.json`` row of each side (``a``/``b``, ``None`` where absent), ``delta`` (B − A of
   runs, passRate, meanReward, meanToolCalls) and a ``status``: ``regression`` (every A run
   passed, every B run failed), ``fix`` (the reverse), ``worse``/``better`` (the pass rate

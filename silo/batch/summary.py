@@ -1,23 +1,33 @@
-"""Summaries of a group of rollouts: pass rates, rewards and pass^k.
+"""Summaries of a group of rollouts: pass rates, rewards, token usage and pass^k.
 
 Contract: :func:`summarize` reads a group folder (every ``*/run.json`` + ``result.json``, plus
 ``resumed.jsonl`` and ``infra-errors.jsonl``) and returns the ``summary.json`` document: one row
 per task × agent (runs, passes, pass rate, mean reward, mean tool calls, termination reasons,
-pass^k for k = 1..n) and one row per agent with pass^k averaged over tasks, using the unbiased
-estimator C(c, k) / C(n, k) for c passes out of n trials. Infrastructure failures are counted
-apart. Everything is read from disk, so it works the same under any launcher. The steps are
-public for :mod:`silo.batch.compare`: :func:`load_group` (the finished rollouts of a group),
-:func:`group_cells` (by task × agent), :func:`cell_row` and :func:`agent_rows`.
+token usage summed over the runs, pass^k for k = 1..n) and one row per agent with pass^k
+averaged over tasks, using the unbiased estimator C(c, k) / C(n, k) for c passes out of n
+trials. Infrastructure failures are counted apart. Everything is read from disk, so it works the
+same under any launcher.
+
+"Agent" means who answered, not only the agent's label: a run whose ``run.json`` records an
+``agentIdentity`` (model agents) or a ``userIdentity`` (a simulated user) counts for
+:func:`agent_name`, the label followed by the model and the settings that tell runs apart, so
+``-m agent.model=a,b`` gives two rows, not two repeats of one. The name is made from the run
+alone, so the same agent has the same name in every group (what ``silo-compare`` pairs by).
+
+The steps are public for :mod:`silo.batch.compare`: :func:`load_group` (the finished rollouts of
+a group), :func:`group_cells` (by task × agent), :func:`cell_row` and :func:`agent_rows`.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 from silo.artifacts.documents import (
     AgentSummaryRow,
@@ -31,6 +41,7 @@ from silo.artifacts.documents import (
 
 __all__ = [
     "Rollout",
+    "agent_name",
     "agent_rows",
     "cell_row",
     "format_table",
@@ -39,6 +50,7 @@ __all__ = [
     "load_rollout",
     "pass_hat_k",
     "summarize",
+    "summed_usage",
 ]
 
 
@@ -68,8 +80,46 @@ class Rollout:
 
     @property
     def cell(self) -> tuple[str, str, str]:
-        """The (environment, task, agent) it counts for."""
-        return (self.run["environment"], self.run["taskId"], self.run.get("agent") or "?")
+        """The (environment, task, agent name) it counts for (see :func:`agent_name`)."""
+        return (self.run["environment"], self.run["taskId"], agent_name(self.run))
+
+
+# Public endpoints: a run against one of them is named without its host.
+_DEFAULT_HOSTS = {"api.openai.com", "api.anthropic.com"}
+
+
+def agent_name(run: Mapping[str, Any]) -> str:
+    """Who answered a run: its agent label, then ``[...]`` when ``run.json`` says more.
+
+    The brackets hold the ``agentIdentity`` model, ``t=<temperature>`` and ``seed=<seed>`` when
+    set, ``@<host:port>`` for an endpoint other than the API's public one, and
+    ``user=<kind>:<model>`` (with its temperature) for a ``userIdentity``; e.g.
+    ``openai[gpt-4.1-mini, t=0.0]``. A user's seed is left out: it follows the rollout's seed,
+    which differs between repeats.
+    """
+    label = str(run.get("agent") or "?")
+    parts = _identity_parts(run.get("agentIdentity"), with_seed=True)
+    user = run.get("userIdentity")
+    if isinstance(user, Mapping):
+        who = ":".join(str(user[key]) for key in ("kind", "model") if user.get(key) is not None)
+        parts.append(" ".join([f"user={who or '?'}", *_identity_parts(user, with_seed=False)[1:]]))
+    return f"{label}[{', '.join(parts)}]" if parts else label
+
+
+def _identity_parts(identity: Any, *, with_seed: bool) -> list[str]:
+    """The model (first, ``?`` if none) and the settings of one identity, as name parts."""
+    if not isinstance(identity, Mapping):
+        return []
+    parts = [str(identity.get("model") or "?")]
+    if identity.get("temperature") is not None:
+        parts.append(f"t={identity['temperature']}")
+    if with_seed and identity.get("seed") is not None:
+        parts.append(f"seed={identity['seed']}")
+    base_url = identity.get("baseUrl")
+    host = urlsplit(base_url).netloc if isinstance(base_url, str) else ""
+    if host and host not in _DEFAULT_HOSTS:
+        parts.append(f"@{host}")
+    return parts
 
 
 def load_rollout(folder: Path, resumed: bool = False) -> Rollout | None:
@@ -106,7 +156,7 @@ def cell_row(cell: tuple[str, str, str], items: list[Rollout]) -> SummaryRow:
     reasons: dict[str, int] = defaultdict(int)
     for r in items:
         reasons[r.result["terminationReason"]] += 1
-    return {
+    row: SummaryRow = {
         "environment": env,
         "task": task,
         "agent": agent,
@@ -119,6 +169,26 @@ def cell_row(cell: tuple[str, str, str], items: list[Rollout]) -> SummaryRow:
         "resumed": sum(1 for r in items if r.resumed),
         "passHatK": {str(k): round(pass_hat_k(c, n, k), 4) for k in range(1, n + 1)},
     }
+    for key in ("agentIdentity", "userIdentity"):
+        identity = items[0].run.get(key)
+        if isinstance(identity, Mapping):
+            row[key] = dict(identity)
+    usage = summed_usage(r.run.get("usage") for r in items)
+    if usage:
+        row["usage"] = usage
+    return row
+
+
+def summed_usage(usages: Any) -> dict[str, int | float]:
+    """The runs' ``usage`` figures (tokens) summed by name; runs without usage add nothing."""
+    total: dict[str, int | float] = defaultdict(int)
+    for usage in usages:
+        if not isinstance(usage, Mapping):
+            continue
+        for name, value in usage.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total[name] += value
+    return dict(sorted(total.items()))
 
 
 def agent_rows(rows: list[SummaryRow]) -> list[AgentSummaryRow]:
@@ -174,13 +244,18 @@ def _shown_ks(n: int) -> set[int]:
 
 def format_table(summary: SummaryDocument) -> str:
     """The summary as the table ``silo-run`` prints after a group or sweep."""
-    header = f"{'task':<14}{'agent':<12}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}{'calls':>7}  reasons / pass^k"
+    width = max([12, *(len(row["agent"]) + 2 for row in summary["rows"])])
+    header = (
+        f"{'task':<14}{'agent':<{width}}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}"
+        f"{'calls':>7}{'tokens':>9}  reasons / pass^k"
+    )
     lines = [header, "-" * len(header)]
     for row in summary["rows"]:
         reasons = ",".join(f"{k}:{v}" for k, v in row["terminationReasons"].items())
         lines.append(
-            f"{row['task']:<14}{row['agent']:<12}{row['runs']:>5}{row['passes']:>6}"
-            f"{row['passRate']:>7.2f}{row['meanReward']:>8.2f}{row['meanToolCalls']:>7.1f}  {reasons}"
+            f"{row['task']:<14}{row['agent']:<{width}}{row['runs']:>5}{row['passes']:>6}"
+            f"{row['passRate']:>7.2f}{row['meanReward']:>8.2f}{row['meanToolCalls']:>7.1f}"
+            f"{_tokens(row):>9}  {reasons}"
         )
     for agent in summary["agents"]:
         shown = _shown_ks(len(agent["passHatK"]))
@@ -192,6 +267,15 @@ def format_table(summary: SummaryDocument) -> str:
         lines.extend(f"  {e['taskId']} {e['agent']}: {e['error']}" for e in infra)
     lines.append(f"{summary['passed']}/{summary['rollouts']} rollouts passed")
     return "\n".join(lines)
+
+
+def _tokens(row: SummaryRow) -> str:
+    """The row's total tokens for the table (``-`` when its runs recorded no usage)."""
+    usage = row.get("usage") or {}
+    total = usage.get("totalTokens")
+    if total is None and usage:
+        total = sum(usage.values())
+    return "-" if total is None else f"{total:.0f}"
 
 
 def write_summary(group_dir: Path) -> dict[str, Any]:

@@ -86,19 +86,10 @@ class Timestamps:
         return f"{prefix}.{ms:03d}Z"  # a time before 1970: the same text as it always had
 
 
-_NAMES: dict[str, str] = {}
-
-
+@functools.lru_cache(maxsize=4096)
 def _name_json(tool: str) -> str:
     """The JSON text of a tool name (cached: the same few names recur on every call)."""
-    if type(tool) is not str:
-        return str(event_json(tool))
-    found: str | None = _NAMES.get(tool)
-    if found is None:
-        found = str(event_json(tool))
-        if len(_NAMES) < 4096:
-            _NAMES[tool] = found
-    return found
+    return str(event_json(tool))
 
 
 def _finish(fd: int, data: bytes) -> None:
@@ -127,12 +118,11 @@ def _tool_line(
     """
     # UTF-8 from orjson, decoded only now that it is needed.
     text = json_text.decode() if isinstance(json_text, bytes) else json_text
-    name = _NAMES.get(tool) if type(tool) is str else None
     milli = stamps.milli  # the cache of stamps.at, read here to save a call
     at = milli[2] if milli[0] <= t < milli[1] else stamps.at(t)
     head = (
         f'{{"seq":{seq},"type":"{kind}","at":"{at}","callId":{call_id},'
-        f'"tool":{name or _name_json(tool)},"{key}":{text}'
+        f'"tool":{_name_json(tool) if type(tool) is str else event_json(tool)},"{key}":{text}'
     )
     if key == "input":
         return head + "}"

@@ -2,7 +2,10 @@
 
 Contract: :meth:`AgentWorkers.start` runs ``agent.fn(inp)`` (awaiting it, on an event loop of
 that thread's own, when it returns an awaitable) on an idle worker thread in a fresh
-``contextvars`` context and returns an :class:`AgentJob`. When the agent returns or raises, the
+``contextvars`` context and returns an :class:`AgentJob`. The thread keeps its event loop for
+the agents it runs next (creating and closing a loop per rollout cost ~0.2 ms); what an agent
+leaves on it (tasks it never awaited) is cancelled when the agent returns, so the next agent
+starts on an empty loop, as with ``asyncio.run``. When the agent returns or raises, the
 job calls ``on_return`` first (the rollout refuses calls from then on: an agent's stray threads
 cannot act after it returned), then records the outcome, sets ``finished`` and sets the
 caller's ``wake`` event. :meth:`AgentWorkers.release` gives the worker back when its agent
@@ -59,7 +62,7 @@ class AgentJob:
             self.enter()
             value = self.agent.fn(self.inp)
             if hasattr(value, "__await__"):
-                value = asyncio.run(_awaited(value))
+                value = _run_on_thread_loop(value)
             self.on_return()
             self.returned, self.has_returned = value, True
         except BaseException as exc:  # noqa: BLE001 - any failure of the agent is reported
@@ -72,6 +75,34 @@ class AgentJob:
 
 async def _awaited(value: Any) -> Any:
     return await value
+
+
+# Each worker thread's event loop (a resource of the thread, like its stack; never results).
+_THREAD_LOOP = threading.local()
+
+
+def _run_on_thread_loop(awaitable: Any) -> Any:
+    """Await ``awaitable`` on this thread's event loop, then cancel the tasks it left behind."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_THREAD_LOOP, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _THREAD_LOOP.loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return loop.run_until_complete(_awaited(awaitable))
+    finally:
+        left = asyncio.all_tasks(loop)
+        for task in left:
+            task.cancel()
+        if left:
+            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+        asyncio.set_event_loop(None)
+
+
+def _close_thread_loop() -> None:
+    """Close this thread's event loop, if it made one (the worker thread is exiting)."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_THREAD_LOOP, "loop", None)
+    if loop is not None and not loop.is_closed():
+        loop.close()
 
 
 class _AgentWorker:
@@ -93,6 +124,12 @@ class _AgentWorker:
         self.thread.start()
 
     def _loop(self) -> None:
+        try:
+            self._run_jobs()
+        finally:
+            _close_thread_loop()
+
+    def _run_jobs(self) -> None:
         go = self._go
         while True:
             go.acquire()

@@ -26,7 +26,7 @@ import silo
 from silo.agents.anthropic import AnthropicAgent
 from silo.agents.contract import AgentError, CancelSignal, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
-from silo.agents.model import ModelAgent
+from silo.agents.model import ModelAgent, tools_json
 from silo.agents.openai import OpenAIAgent
 
 KEY_ENV = "SILO_TEST_MODEL_KEY"
@@ -323,3 +323,43 @@ def test_anthropic_pause_turn_is_sent_back(tmp_path: Path, monkeypatch: pytest.M
     second = server.requests[1]["json"]["messages"]
     assert [m["role"] for m in second] == ["user", "assistant"]
     assert second[1]["content"][0]["text"] == "thinking"
+
+
+@pytest.mark.parametrize("body", [{"unexpected": True}, ["not", "an", "object"]])
+def test_an_answer_that_is_not_the_api_s_shape_is_one_line(
+    tmp_path: Path, api: Api, body: Any
+) -> None:
+    with api.server([Reply(200, body)]) as server:
+        result = run(tmp_path, agent_for(api, server))
+    assert result.termination_reason == "agent_error"
+    assert result.error is not None and "\n" not in result.error
+    assert server.base_url.split("/v1")[0] in result.error
+
+
+def test_tool_specs_are_serialised_once_per_endpoint() -> None:
+    endpoint = Endpoint(client=None, max_connections=4)
+    schema = {"type": "object", "properties": {"id": {"type": "string"}}}
+    specs = [{"name": "get", "description": "Get one.", "inputSchema": schema}]
+    rendered: list[str] = []
+
+    def render(spec: dict[str, Any]) -> dict[str, Any]:
+        rendered.append(spec["name"])
+        return {"name": spec["name"], "schema": spec["inputSchema"]}
+
+    first = tools_json(endpoint, [dict(s) for s in specs], render)  # copies, as rollouts get
+    again = tools_json(endpoint, [dict(s) for s in specs], render)
+    assert first == again and json.loads(first) == [{"name": "get", "schema": schema}]
+    assert rendered == ["get"]  # made once, reused by the second rollout
+    other = tools_json(endpoint, [{**specs[0], "inputSchema": {"type": "object"}}], render)
+    assert json.loads(other)[0]["schema"] == {"type": "object"} and len(rendered) == 2
+
+
+def test_every_request_offers_the_same_serialised_tools(
+    tmp_path: Path, api: Api, solution: Solution
+) -> None:
+    with api.server(solving(api, solution) * 2) as server:
+        agent = agent_for(api, server)
+        assert run(tmp_path / "a", agent).passed and run(tmp_path / "b", agent).passed
+    offered = [r["json"]["tools"] for r in server.requests]
+    assert len(offered) == 2 * (len(solution.calls) + 1)
+    assert all(tools == offered[0] for tools in offered) and len(offered[0]) > 10

@@ -1,0 +1,45 @@
+"""Agent worker threads: an async agent's leftovers never run into the next agent's rollout."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import silo
+
+
+def test_tasks_an_async_agent_left_behind_are_cancelled_when_it_returns(
+    toy_project: Path,
+) -> None:
+    ticks: list[float] = []
+    cancelled: list[bool] = []
+
+    async def ticker() -> None:
+        try:
+            while True:
+                ticks.append(time.monotonic())
+                await asyncio.sleep(0.005)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    async def leaves_a_task(inp: Any) -> str:
+        asyncio.get_running_loop().create_task(ticker())
+        await asyncio.sleep(0.02)
+        return "left a task running"
+
+    async def waits(inp: Any) -> str:
+        await asyncio.sleep(0.2)
+        return "waited"
+
+    for agent in (leaves_a_task, waits, waits):  # the next agents run on the same worker
+        started = time.monotonic()
+        result = silo.run_task(
+            "toy", "TASK-001", agent, project_dir=toy_project, write_artifacts=False
+        )
+        assert result.termination_reason == "completed"
+        if agent is waits:
+            assert not [t for t in ticks if t >= started]  # nothing ran in its rollout
+    assert cancelled == [True]
