@@ -3,7 +3,8 @@
 Contract: ``<project>/baselines/silo-baselines.yaml`` holds ``baselines:``, a list of entries
 ``{env, agent, tasks?, tool_events?, state_changes?, overrides?}`` (``state_changes`` defaults
 to true: the field-level changes are pinned unless an entry opts out). :func:`load_entries` reads and checks it
-(one-line :class:`SiloError` per problem, naming the entry); :func:`select_entries` narrows the
+(one-line :class:`SiloError` per problem, naming the entry: an unknown key at the top or in
+an entry, with the closest known one; an entry listed twice); :func:`select_entries` narrows the
 entries to a command line's ``env=``/``agent=`` choice.
 """
 
@@ -19,6 +20,7 @@ from silo.errors import BaselineError
 __all__ = ["CONFIG_NAME", "Entry", "config_path", "load_entries", "select_entries"]
 
 CONFIG_NAME = "silo-baselines.yaml"
+_TOP_KEYS = ("baselines",)
 _ENTRY_KEYS = ("env", "agent", "tasks", "tool_events", "state_changes", "overrides")
 
 
@@ -54,12 +56,7 @@ def _entry(raw: Any, where: str) -> Entry:
             "baselines_config_invalid",
             f"{where}: expected a mapping like {{env: crm, agent: solver}}",
         )
-    unknown = sorted(set(raw) - set(_ENTRY_KEYS))
-    if unknown:
-        raise BaselineError(
-            "baselines_config_invalid",
-            f"{where}: unknown key {unknown[0]!r}; known: {', '.join(_ENTRY_KEYS)}",
-        )
+    _refuse_unknown(sorted(map(str, raw)), _ENTRY_KEYS, where)
     for key in ("env", "agent"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise BaselineError("baselines_config_invalid", f"{where}: {key} must name one {key}")
@@ -99,7 +96,34 @@ def load_entries(path: Path) -> list[Entry] | None:
             "baselines_config_invalid",
             f"{path.name} needs a 'baselines:' list, e.g. - {{env: crm, agent: solver}}",
         )
-    return [_entry(item, f"{path.name} baselines[{i}]") for i, item in enumerate(entries)]
+    assert isinstance(raw, Mapping)
+    _refuse_unknown(sorted(map(str, raw)), _TOP_KEYS, path.name)
+    loaded = [_entry(item, f"{path.name} baselines[{i}]") for i, item in enumerate(entries)]
+    seen: dict[Entry, int] = {}
+    for i, entry in enumerate(loaded):
+        first = seen.setdefault(entry, i)
+        if first != i:  # it would run, and be checked, twice
+            raise BaselineError(
+                "baselines_config_invalid",
+                f"{path.name} baselines[{i}] repeats baselines[{first}] "
+                f"({entry.env} x {entry.agent}); delete one",
+            )
+    return loaded
+
+
+def _refuse_unknown(keys: Sequence[str], known: Sequence[str], where: str) -> None:
+    """One line naming the first of ``keys`` not in ``known``, with the closest known key."""
+    unknown = [k for k in keys if k not in known]
+    if not unknown:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(unknown[0], known, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise BaselineError(
+        "baselines_config_invalid",
+        f"{where}: unknown key {unknown[0]!r}; {hint}known: {', '.join(known)}",
+    )
 
 
 def select_entries(

@@ -1,7 +1,7 @@
 """Run-vs-run comparison: what changed between two groups of rollouts.
 
 Contract: :func:`compare` takes two sides, A (the reference) and B (the candidate), each a
-group or sweep folder (its ``*/run.json`` rollouts plus ``resumed.jsonl``, read with
+group or sweep folder (its rollouts at any depth plus ``resumed.jsonl``, read with
 :func:`silo.batch.summary.load_group`) or a single run folder, given as a path or as a folder name
 under the project's ``.silo/runs/`` (:func:`resolve_folder`; a folder that does not exist or
 holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the fix). It returns a

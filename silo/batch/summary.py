@@ -1,9 +1,9 @@
 """Summaries of a group of rollouts: pass rates, rewards, token usage and pass^k.
 
-Contract: :func:`summarize` reads a group folder (every ``*/run.json`` + ``result.json``, plus
-``resumed.jsonl`` and ``infra-errors.jsonl``) and returns the ``summary.json`` document: one row
-per task × agent (runs, passes, pass rate, mean reward, mean tool calls, termination reasons,
-token usage summed over the runs, pass^k for k = 1..n) and one row per agent with pass^k
+Contract: :func:`summarize` reads a group folder (every ``run.json`` + ``result.json`` at any
+depth, plus every ``resumed.jsonl`` and ``infra-errors.jsonl``) and returns the ``summary.json``
+document: one row per task × agent (runs, passes, pass rate, mean reward, mean tool calls,
+termination reasons, token usage summed over the runs, pass^k for k = 1..n) and one row per agent with pass^k
 averaged over tasks, using the unbiased estimator C(c, k) / C(n, k) for c passes out of n
 trials. Infrastructure failures are counted apart. Everything is read from disk, so it works the
 same under any launcher.
@@ -132,11 +132,21 @@ def load_rollout(folder: Path, resumed: bool = False) -> Rollout | None:
     return Rollout(folder, run, result, resumed)
 
 
+def _group_records(group_dir: Path, name: str) -> list[dict[str, Any]]:
+    """The records of every ``name`` file at any depth under ``group_dir``, in path order.
+
+    A sweep's jobs write into ``hydra.sweep.subdir`` folders (``0/``, ``1/``, … with
+    ``${hydra.job.num}``), so a group's files are not all at its top level.
+    """
+    return [r for path in sorted(group_dir.rglob(name)) for r in _read_jsonl(path)]
+
+
 def load_group(group_dir: Path) -> list[Rollout]:
-    """Every finished rollout of a group: its ``*/run.json`` folders, then ``resumed.jsonl``."""
-    folders = sorted(p.parent for p in group_dir.glob("*/run.json"))
-    folders += [Path(r["runDir"]) for r in _read_jsonl(group_dir / "resumed.jsonl")]
-    loaded = (load_rollout(folder, folder.parent != group_dir) for folder in folders)
+    """Every finished rollout of a group: run folders at any depth, then ``resumed.jsonl``'s."""
+    folders = dict.fromkeys(sorted(p.parent for p in group_dir.rglob("run.json")), False)
+    for record in _group_records(group_dir, "resumed.jsonl"):
+        folders[Path(record["runDir"])] = True  # skipped by this group: run by an earlier one
+    loaded = (load_rollout(folder, resumed) for folder, resumed in folders.items())
     return [rollout for rollout in loaded if rollout is not None]
 
 
@@ -219,7 +229,7 @@ def summarize(group_dir: Path) -> SummaryDocument:
     graded = [r for r in load_group(group_dir) if not r.run.get("environmentError")]
     rows = [cell_row(cell, items) for cell, items in group_cells(graded).items()]
     agents = agent_rows(rows)
-    infra = cast(list[InfraErrorRecord], _read_jsonl(group_dir / "infra-errors.jsonl"))
+    infra = cast(list[InfraErrorRecord], _group_records(group_dir, "infra-errors.jsonl"))
     total = sum(row["runs"] for row in rows)
     return {
         "group": group_dir.name,
@@ -244,23 +254,25 @@ def _shown_ks(n: int) -> set[int]:
 
 def format_table(summary: SummaryDocument) -> str:
     """The summary as the table ``silo-run`` prints after a group or sweep."""
+    # Name columns as wide as their longest name (at least 14 and 12), plus space.
+    tw = max([13, *(len(row["task"]) for row in summary["rows"])]) + 1
     width = max([12, *(len(row["agent"]) + 2 for row in summary["rows"])])
     header = (
-        f"{'task':<14}{'agent':<{width}}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}"
+        f"{'task':<{tw}}{'agent':<{width}}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}"
         f"{'calls':>7}{'tokens':>9}  reasons / pass^k"
     )
     lines = [header, "-" * len(header)]
     for row in summary["rows"]:
         reasons = ",".join(f"{k}:{v}" for k, v in row["terminationReasons"].items())
         lines.append(
-            f"{row['task']:<14}{row['agent']:<{width}}{row['runs']:>5}{row['passes']:>6}"
+            f"{row['task']:<{tw}}{row['agent']:<{width}}{row['runs']:>5}{row['passes']:>6}"
             f"{row['passRate']:>7.2f}{row['meanReward']:>8.2f}{row['meanToolCalls']:>7.1f}"
             f"{_tokens(row):>9}  {reasons}"
         )
     for agent in summary["agents"]:
         shown = _shown_ks(len(agent["passHatK"]))
         ks = " ".join(f"k={k}:{v:.2f}" for k, v in agent["passHatK"].items() if int(k) in shown)
-        lines.append(f"pass^k {agent['agent']:<12} over {agent['tasks']} task(s): {ks}")
+        lines.append(f"pass^k {agent['agent']:<{width}} over {agent['tasks']} task(s): {ks}")
     infra = summary["infraErrors"]
     if infra:
         lines.append(f"{len(infra)} point(s) could not start (infrastructure, not agent failures):")

@@ -70,9 +70,12 @@ class Outcome:
 
 
 def completed_points(runs_root: Path) -> dict[str, Path]:
-    """Every finished rollout under ``runs_root`` (two levels deep) by its pointId."""
+    """Every finished rollout at any depth under ``runs_root`` by its pointId.
+
+    Any depth: a sweep's ``hydra.sweep.subdir`` (e.g. ``${hydra.job.num}``) nests its runs.
+    """
     found: dict[str, Path] = {}
-    for run_json in [*runs_root.glob("*/run.json"), *runs_root.glob("*/*/run.json")]:
+    for run_json in sorted(runs_root.rglob("run.json")):
         try:
             run = json.loads(run_json.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):

@@ -119,8 +119,8 @@ def _job(entry: Entry, tasks: list[str] | None, rest: list[str], project: Path, 
     from silo.cli.hydra.setup import check_group_overrides
     from silo.loading.environment import load_environment
 
-    check_group_overrides(list(entry.overrides), project)
     head = [f"{k}={v}" for k, v in (("env", entry.env), ("agent", entry.agent)) if v]
+    check_group_overrides([*head, *entry.overrides], project)  # env: nope -> one line
     plain, choice = _compose([*head, *entry.overrides, *rest])
     env_cfg = plain.get("env")
     env_name = str(env_cfg.get("name") if isinstance(env_cfg, dict) else env_cfg)

@@ -22,7 +22,6 @@ from silo.errors import ConfigError, SiloError
 
 __all__ = ["main", "primary_config"]
 
-_OWN_KEYS = ("transport", "host", "port")
 _HELP = """silo-mcp: serve a Silo environment's tools to MCP clients (one rollout per session).
 
 Usage:
@@ -54,7 +53,7 @@ def primary_config() -> dict[str, Any]:
         "host": "127.0.0.1",
         "port": 8000,
         "hydra": {
-            "searchpath": ["file://${silo_project_dir:}/conf", "pkg://silo.conf"],
+            "searchpath": ["${silo_project_conf:}", "pkg://silo.conf"],
             "run": {"dir": "${runs_dir}"},
             "output_subdir": None,
             "job": {"name": "silo-mcp", "chdir": False},
@@ -101,8 +100,8 @@ def main() -> None:
     args = sys.argv[1:]
     try:
         project = prepare()
-        own = tuple(f"{k}=" for k in _OWN_KEYS)
-        check_group_overrides([a for a in args if not a.startswith(own)], project)
+        keys = ["env", "budget", *(k for k in primary_config() if k != "defaults")]
+        check_group_overrides(args, project, keys=keys)  # silo-mcp's keys, not silo-run's
     except SiloError as exc:
         _fail(exc.message)
     from hydra.core.config_store import ConfigStore

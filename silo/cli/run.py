@@ -12,12 +12,15 @@ traceback. No ``outputs/`` or ``.hydra/`` folders are written.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig
 
+from silo.cli.hydra.completion import answer as answer_completion
+from silo.cli.hydra.completion import completion_query
+from silo.cli.hydra.help import HYDRA_HELP_OVERRIDE
 from silo.cli.hydra.setup import check_group_overrides, prepare
 from silo.cli.hydra.task import RunTask
 from silo.errors import SiloError
@@ -35,22 +38,40 @@ def run() -> int:
     mistake found before Hydra starts or a config Hydra could not compose.
     """
     args = sys.argv[1:]
+    if not sys.stdout.isatty():  # Ray's driver colours its workers' output unless told not to
+        os.environ.setdefault("RAY_COLOR_PREFIX", "0")
+        os.environ.setdefault("RAY_DEDUP_LOGS", "0")  # its "[repeated 2x …]" note is coloured
+    if "--hydra-help" in args:  # Hydra reads sys.argv: select Silo's listing of the groups
+        sys.argv.append(HYDRA_HELP_OVERRIDE)
     try:
         project = prepare()
         if "--list" in args:
             from silo.cli.ls import main as list_main
 
             return list_main([a for a in args if a != "--list"], prog="silo-run --list")
+        composed = None
         if not any(a in _HYDRA_INFO or a.startswith(("-sc", "--shell-completion")) for a in args):
             check_group_overrides(list(args), project)
+            composed = compose_single_run(args)
+            if composed is None:
+                from silo.cli.hydra.precompose import check_composes
+                from silo.cli.hydra.setup import project_conf_source
+
+                check_composes(args, [project_conf_source(project), "pkg://silo.conf"])
     except SiloError as exc:
         sys.stderr.write(f"silo-run: {exc.message}\n")
         return int(getattr(type(exc), "exit_code", 2))
-    single = _single_run(args, project)
-    if single is not None:
-        return single
+    if composed is not None:
+        from silo.cli.hydra.execute import execute_job
+
+        cfg, agent_choice = composed
+        return execute_job(cfg, project, agent_choice, None)
     task = RunTask(project)
     app = hydra.main(version_base="1.3", config_path="pkg://silo._main", config_name="silo")
+    shell = completion_query(args)
+    if shell is not None:  # task ids, and +sweep= (see silo.cli.hydra.completion)
+        answer_completion(shell, project, app(task))
+        return 0
     try:
         app(task)()
     except ValueError as exc:  # Hydra's own argument checks (e.g. -m with --cfg)
@@ -69,8 +90,12 @@ def compose_single_run(args: list[str]) -> tuple[DictConfig, str | None] | None:
     ``hydra.main`` composes a single run's config twice (once only to read ``hydra.mode``), a
     large share of a short rollout's start-up. A command line with no flag and no ``hydra``
     key is composed once with Hydra's Compose API instead, into the config ``hydra.main``
-    would hand the job. None when that composition fails or asks for a multirun: then
-    ``hydra.main`` takes over, so errors come out in Hydra's own words.
+    would hand the job. None when it has a flag or a ``hydra`` key, or asks for a multirun:
+    then ``hydra.main`` takes over.
+
+    Raises:
+        SiloError: the command line does not compose (one line, see
+            :mod:`silo.cli.hydra.errors`); ``hydra.main`` would fail the same way.
     """
     if any(a.startswith("-") or a.lstrip("+~").startswith("hydra") for a in args):
         return None
@@ -81,25 +106,16 @@ def compose_single_run(args: list[str]) -> tuple[DictConfig, str | None] | None:
     try:
         with initialize_config_module(config_module="silo._main", version_base="1.3"):
             cfg = compose(config_name="silo", overrides=args, return_hydra_config=True)
-    except Exception:  # hydra.main composes again and reports the problem its own way
-        return None
+    except Exception as exc:  # whatever Hydra or OmegaConf raised composing the line
+        from silo.cli.hydra.errors import composition_error
+
+        raise composition_error(exc) from None
     if cfg.hydra.mode == RunMode.MULTIRUN:
         return None
     agent_choice = cfg.hydra.runtime.choices.get("agent")
     with open_dict(cfg):
         del cfg["hydra"]  # as hydra.main hands a job its config
     return cfg, agent_choice
-
-
-def _single_run(args: list[str], project: Path) -> int | None:
-    """Run a plain single-run command line composed once; None when it needs ``hydra.main``."""
-    composed = compose_single_run(args)
-    if composed is None:
-        return None
-    from silo.cli.hydra.execute import execute_job
-
-    cfg, agent_choice = composed
-    return execute_job(cfg, project, agent_choice, None)
 
 
 def main() -> None:

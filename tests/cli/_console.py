@@ -9,8 +9,10 @@ from pathlib import Path
 from tests.conftest import script
 
 
-def run(name: str, cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SILO_PROJECT_DIR"}
+def run(
+    name: str, cwd: Path, *args: str, timeout: float = 60, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SILO_PROJECT_DIR"} | (extra_env or {})
     return subprocess.run(
         [script(name), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
     )

@@ -195,7 +195,7 @@ def test_overrides_select_entries_and_tasks(project: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["check", "agent=nope"], 'unknown agent "nope"; available:'),
+        (["check", "agent=nope"], 'unknown agent "nope"; did you mean noop? available:'),
         (["check", "colour=red"], 'unknown key "colour"'),
         (["check", "env=toy", "task=TASK-404"], 'unknown task "TASK-404" in environment "toy"'),
         (["check", "env=toy", "budget.max_tool_calls=0"], "budget.max_tool_calls must be"),
@@ -208,6 +208,16 @@ def test_config_mistakes_are_one_line_and_exit_two(
     assert proc.returncode == 2 and proc.stdout == ""
     (line,) = proc.stderr.splitlines()
     assert line.startswith("silo-baseline: ") and message in line
+
+
+def test_an_unknown_env_in_the_config_is_one_line(project: Path) -> None:
+    (project / "baselines" / "silo-baselines.yaml").write_text(
+        "baselines:\n  - {env: nope, agent: solver}\n"
+    )
+    proc = baseline(project, "check")
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = proc.stderr.splitlines()  # was Hydra's multi-line "Could not find 'env/nope'"
+    assert line.startswith('silo-baseline: unknown env "nope"; ') and "available: " in line
 
 
 def test_usage(project: Path) -> None:

@@ -44,6 +44,7 @@ def test_joblib_two_workers_match_the_sequential_sweep(toy_project: Path, tmp_pa
     os.rename(toy_project / "environments", parallel_project / "environments")
     proc = silo_run(parallel_project, *grid, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
     assert proc.returncode == 0, proc.stderr
+    assert "UserWarning" not in proc.stderr  # a project without conf/, composed in each worker
     group = _only_group(parallel_project)
     assert _results_by_point(group) == expected
     pids = {json.loads(p.read_text())["runId"] for p in group.glob("*/run.json")}

@@ -17,6 +17,11 @@ Calls = list[tuple[str, Any]]
 BAD_CALLS: Calls = [("get_user", {"user_id": 7, "extra": True}), ("no_such_tool", {})]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``ray`` marker of the opt-in Ray cluster test (test_ray_cluster.py)."""
+    config.addinivalue_line("markers", "ray: needs the ray extra and starts a local Ray head")
+
+
 @pytest.fixture
 def solver_calls(tmp_path: Path) -> Callable[[str], tuple[Calls, Any]]:
     """The tool calls and answer of the CRM solver on a task (from its trace)."""

@@ -10,6 +10,7 @@ summary (see ``silo.cli.hydra.callbacks``) counts them apart.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +29,26 @@ def execute(cfg: Any, project: Path) -> int:
     from hydra.types import RunMode
 
     hydra_cfg = HydraConfig.get()
-    multirun = hydra_cfg.mode == RunMode.MULTIRUN
-    group_dir = Path(hydra_cfg.runtime.output_dir) if multirun else None
-    return execute_job(cfg, project, hydra_cfg.runtime.choices.get("agent"), group_dir)
+    output_dir = Path(hydra_cfg.runtime.output_dir)
+    choice = hydra_cfg.runtime.choices.get("agent")
+    if hydra_cfg.mode == RunMode.MULTIRUN:
+        return execute_job(cfg, project, choice, output_dir)
+    # hydra.run.dir (default ${runs_dir}) is where a single run's folder is made.
+    return execute_job(cfg, project, choice, None, runs_dir=output_dir)
 
 
-def execute_job(cfg: Any, project: Path, agent_choice: str | None, group_dir: Path | None) -> int:
+def execute_job(
+    cfg: Any,
+    project: Path,
+    agent_choice: str | None,
+    group_dir: Path | None,
+    runs_dir: Path | None = None,
+) -> int:
     """:func:`execute` given what it reads from Hydra's job state, for a config composed alone.
 
     ``agent_choice`` is the ``agent=`` group choice; ``group_dir`` the sweep folder of a
-    multirun job (None for a single run).
+    multirun job (None for a single run); ``runs_dir``, when given, replaces the config's
+    ``runs_dir`` (a single run's ``hydra.run.dir``).
     """
     from omegaconf import OmegaConf
 
@@ -46,6 +57,8 @@ def execute_job(cfg: Any, project: Path, agent_choice: str | None, group_dir: Pa
         from silo.cli.hydra.plan import plan_from_config
 
         plan = plan_from_config(plain, project, agent_choice)  # type: ignore[arg-type]
+        if runs_dir is not None:
+            plan = replace(plan, runs_dir=runs_dir)
     except SiloError as exc:
         _say(exc.message)
         if group_dir is not None:

@@ -2,7 +2,7 @@
 
 Contract: :class:`ShapeSweeper` sweeps exactly like Hydra's ``BasicSweeper`` (same grammar, same
 cartesian product and job order, ``hydra.sweeper.params``, ``max_batch_size``, ``multirun.yaml``
-in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with three differences:
+in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with four differences:
 
 * Before launching anything, it composes one job per distinct *shape* of the sweep instead of
   every job (the basic sweeper composes each job in this process, one after the other, and the
@@ -21,6 +21,8 @@ in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with three
   stops there). Either way the sweep ends normally, so the callbacks' ``on_multirun_end`` runs
   and ``summary.json`` covers every rollout written. With ``HYDRA_FULL_ERROR=1`` errors propagate
   as with the basic sweeper.
+* With ``submitit_local`` (``hydra/launcher=slurm_local``), which starts every job it is
+  handed at once, batches default to this machine's cores instead of the whole sweep.
 * The exit status of the sweep (the worst of its jobs' statuses, 2 for a job that failed) goes
   to the :class:`~silo.cli.hydra.task.RunTask` that launched it, whatever launcher ran the jobs
   (a job's status comes back in its ``JobReturn``).
@@ -53,9 +55,10 @@ from hydra.plugins.sweeper import Sweeper
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, OmegaConf
 
+from silo.cli.hydra.errors import composition_error
 from silo.cli.hydra.task import RunTask
 
-__all__ = ["ShapeSweeper", "split_arguments"]
+__all__ = ["ShapeSweeper", "local_pool_size", "split_arguments"]
 
 
 def split_arguments(
@@ -119,12 +122,20 @@ class ShapeSweeper(Sweeper):
         assert self.hydra_context is not None
         params_conf = [f"{k}={v}" for k, v in self.params.items()] + list(arguments)
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
-        self.overrides = split_arguments(parser.parse_overrides(params_conf), self.max_batch_size)
+        batch_size = self.max_batch_size or local_pool_size(self.config)
+        self.overrides = split_arguments(parser.parse_overrides(params_conf), batch_size)
+        # Every batch, before the first one runs: a bad job never leaves a half-done sweep.
+        try:
+            self.validate_batch_is_legal([job for batch in self.overrides for job in batch])
+        except ConfigCompositionException as exc:
+            if _full_error():
+                raise
+            sys.stderr.write(f"silo-run: {exc}\n")  # one line (see validate_batch_is_legal)
+            self._exit_status(2)
+            return []  # nothing ran, no sweep folder: the summary callback has nothing to say
         sweep_dir = Path(self.config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)
         OmegaConf.save(self.config, sweep_dir / "multirun.yaml")
-        # Every batch, before the first one runs: a bad job never leaves a half-done sweep.
-        self.validate_batch_is_legal([job for batch in self.overrides for job in batch])
 
         returns: list[Sequence[JobReturn]] = []
         initial_job_idx = 0
@@ -163,8 +174,9 @@ class ShapeSweeper(Sweeper):
             except ConfigCompositionException as exc:
                 if _full_error():
                     raise
+                reason = composition_error(exc).message
                 raise ConfigCompositionException(
-                    f"sweep job #{num} ({self._label(job)}): {exc}"
+                    f"sweep job #{num} ({self._label(job)}): {reason}"
                 ) from exc.__cause__
             composed.add(shape)
 
@@ -262,6 +274,19 @@ def _job_exception(result: JobReturn) -> BaseException:
         except BaseException as exc:  # whatever the task raised, as Hydra stored it
             return exc
     raise AssertionError(f"job {result.overrides} failed without an exception")
+
+
+# Launchers that start every job of a batch at once on this machine, with no limit of their own.
+_UNBOUNDED_LOCAL = ("hydra_plugins.hydra_submitit_launcher.submitit_launcher.LocalLauncher",)
+
+
+def local_pool_size(config: DictConfig) -> int | None:
+    """Jobs per batch for a launcher in :data:`_UNBOUNDED_LOCAL`: this machine's cores."""
+    if OmegaConf.select(config, "hydra.launcher._target_") not in _UNBOUNDED_LOCAL:
+        return None
+    from silo.cli.hydra.setup import usable_cores
+
+    return usable_cores()
 
 
 def _full_error() -> bool:

@@ -1,0 +1,121 @@
+"""A sweep through ``hydra/launcher=ray_cluster`` on a real Ray head (opt-in: the ray extra).
+
+Starts ``ray start --head --block`` on a free port (its own process group, stopped at the end;
+never ``ray stop``, which would stop every Ray on the machine), runs a sweep on it and compares
+every rollout's result and state diff, byte for byte, with the same sweep under Hydra's basic
+launcher. Runs only with the ``ray`` marker's extra installed (``pip install -e '.[ray]'``);
+``-m "not ray"`` leaves it out. It takes about a minute on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from tests.cli._console import run
+from tests.conftest import script
+
+pytestmark = [
+    pytest.mark.ray,
+    pytest.mark.skipif(
+        find_spec("hydra_plugins.hydra_ray_launcher") is None,
+        reason="needs the ray extra: pip install -e '.[ray]'",
+    ),
+]
+
+GRID = [
+    "-m",
+    "env=toy",
+    "task=TASK-001,TASK-002,TASK-003",
+    "agent=solver,noop",
+    "fail_on_error=false",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def ray_head() -> Iterator[dict[str, str]]:
+    """The environment of a client of a Ray head started for this test (``ray start --head``).
+
+    Token authentication (Ray 2.60's default once a token exists) with a token of its own:
+    the head and every client need ``RAY_AUTH_MODE=token`` and the same token.
+    """
+    port = _free_port()
+    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # Ray's socket paths must be short
+    token = temp / "auth_token"
+    token.write_text(secrets.token_hex(32))
+    env = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
+    head = subprocess.Popen(
+        [script("ray"), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
+         "--include-dashboard=false", f"--temp-dir={temp}", "--disable-usage-stats"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        env=os.environ | env,
+    )  # fmt: skip
+    client = env | {"RAY_ADDRESS": f"127.0.0.1:{port}"}
+    try:
+        deadline = time.monotonic() + 180
+        while subprocess.run(
+            [script("ray"), "status"], capture_output=True, check=False, env=os.environ | client
+        ).returncode:
+            assert head.poll() is None and time.monotonic() < deadline, "ray head did not start"
+            time.sleep(2)
+        yield client
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait(timeout=30)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _results(project: Path) -> dict[tuple[str, str], bytes]:
+    (sweep,) = [p for p in (project / ".silo" / "runs").iterdir() if p.is_dir()]
+    found = {}
+    for run_json in sweep.rglob("run.json"):
+        meta = json.loads(run_json.read_text())
+        folder = run_json.parent
+        found[(meta["taskId"], meta["agent"])] = (folder / "result.json").read_bytes() + (
+            folder / "state-diff.json"
+        ).read_bytes()
+    return found
+
+
+def test_a_sweep_on_a_ray_head_writes_the_bytes_of_the_basic_launcher(
+    toy_project: Path, tmp_path: Path, ray_head: dict[str, str]
+) -> None:
+    basic = run("silo-run", toy_project, *GRID)
+    assert basic.returncode == 0, basic.stderr
+    expected = _results(toy_project)
+    assert len(expected) == 6
+    on_ray = tmp_path / "on_ray"
+    on_ray.mkdir()
+    shutil.copytree(toy_project / "environments", on_ray / "environments")
+    proc = run(
+        "silo-run", on_ray, *GRID, "hydra/launcher=ray_cluster",
+        timeout=300, extra_env=ray_head,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "object_store_memory" not in proc.stderr
+    assert "\x1b[" not in proc.stdout  # no colour codes in redirected stdout
+    assert _results(on_ray) == expected
+    (passed,) = [line for line in basic.stdout.splitlines() if line.endswith("rollouts passed")]
+    assert passed in proc.stdout.splitlines()  # the summary, from the launching process
