@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,11 +74,18 @@ def _operators(patterns: list[str]) -> list[str]:
 
 def enumerate_mutants(env: str, patterns: list[str]) -> list[Mutant]:
     """Every mutation site cosmic-ray finds in the environment's modules, in a stable order."""
+    # The scripted probes are test agents pinned by the goldens, not environment logic.
+    paths = sorted(p for p in (ROOT / "environments" / env).rglob("*.py") if "probe" not in p.name)
+    return mutants_of(paths, patterns)
+
+
+def mutants_of(paths: list[Path], patterns: list[str]) -> list[Mutant]:
+    """Every mutation site cosmic-ray's ``patterns`` operators find in ``paths``, in order."""
     from cosmic_ray.ast import ast_nodes, get_ast_from_path
     from cosmic_ray.plugins import get_operator
 
     found = []
-    for path in sorted((ROOT / "environments" / env).rglob("*.py")):
+    for path in paths:
         tree = get_ast_from_path(path)
         for name in _operators(patterns):
             operator = get_operator(name)()
@@ -87,7 +95,8 @@ def enumerate_mutants(env: str, patterns: list[str]) -> list[Mutant]:
     return found
 
 
-def _copy_project(into: Path) -> Path:
+def copy_project(into: Path) -> Path:
+    """A throw-away copy of the project (environments, baselines, tests, conf) under ``into``."""
     project = into / "project"
     for part in ("environments", "baselines", "tests", "conf"):
         if (ROOT / part).exists():
@@ -98,7 +107,8 @@ def _copy_project(into: Path) -> Path:
     return project
 
 
-def _fails(command: list[str], cwd: Path, timeout: float) -> bool:
+def fails(command: list[str], cwd: Path, timeout: float) -> bool:
+    """Whether ``command`` exits non-zero (or outlives ``timeout`` seconds) in ``cwd``."""
     try:
         done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -122,7 +132,7 @@ def judge(mutant: Mutant, project: Path, env: str, timeout: float) -> dict[str, 
             "tests": [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                       "tests/environments"],
         }  # fmt: skip
-        killed = {name: _fails(command, project, timeout) for name, command in commands.items()}
+        killed = {name: fails(command, project, timeout) for name, command in commands.items()}
     return {"mutant": mutant.__dict__, "applied": True, "killed": killed}
 
 
@@ -143,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = []
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="silo-mutation-") as tmp:
-        project = _copy_project(Path(tmp))
+        project = copy_project(Path(tmp))
         for index, mutant in enumerate(mutants, 1):
             verdict = judge(mutant, project, args.env, args.timeout)
             verdicts.append(verdict)
@@ -152,15 +162,27 @@ def main(argv: list[str] | None = None) -> int:
             where = f"{mutant.module}:{mutant.line} {mutant.operator}#{mutant.occurrence}"
             print(f"[{index}/{len(mutants)}] {by:<26} {where}", flush=True)
     applied = [v for v in verdicts if v["applied"]]
-    total = len(applied) or 1
-    scores = {name: sum(v["killed"][name] for v in applied) / total for name in ORACLES}
-    scores["any"] = sum(any(v["killed"].values()) for v in applied) / total
-    print(f"mutants {len(applied)} in {time.monotonic() - started:.0f} s; killed by:")
+    report_scores(applied, ORACLES, time.monotonic() - started, args.json, verdicts)
+    return 0
+
+
+def report_scores(
+    judged: list[dict[str, Any]],
+    oracles: Sequence[str],
+    seconds: float,
+    json_path: Path | None,
+    every: list[dict[str, Any]] | None = None,
+) -> None:
+    """Print the share of ``judged`` each oracle (and any) killed; write JSON when asked."""
+    total = len(judged) or 1
+    scores = {name: sum(v["killed"][name] for v in judged) / total for name in oracles}
+    scores["any"] = sum(any(v["killed"].values()) for v in judged) / total
+    print(f"mutants {len(judged)} in {seconds:.0f} s; killed by:")
     for name, value in scores.items():
         print(f"  {name:<10} {value:.1%}")
-    if args.json is not None:
-        args.json.write_text(json.dumps({"scores": scores, "verdicts": verdicts}, indent=2))
-    return 0
+    if json_path is not None:
+        verdicts = judged if every is None else every
+        json_path.write_text(json.dumps({"scores": scores, "verdicts": verdicts}, indent=2))
 
 
 if __name__ == "__main__":

@@ -136,6 +136,11 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("env_not_found", ConfigError, "env= names no environment folder or conf/env config"),
     ("budget_not_found", ConfigError, "budget= names no conf/budget config"),
     ("environment_not_found", EnvironmentLoadError, "no environment by that name or folder"),
+    (
+        "environment_package_invalid",
+        EnvironmentLoadError,
+        "an installed environment package is broken",
+    ),
     ("manifest_invalid", EnvironmentLoadError, "silo.environment.json is not valid JSON or types"),
     ("entrypoint_outside_environment", EnvironmentLoadError, "the entrypoint leaves the folder"),
     ("entrypoint_not_found", EnvironmentLoadError, "the entrypoint file does not exist"),

@@ -10,6 +10,11 @@ Contract of :func:`create_environment`:
   (``name``, ``template``, ``templateVersion``, ``entrypoint``, ``tools``) is written there and
   one ``rename`` publishes the result. Any failure, ``KeyboardInterrupt`` included, removes the
   staging folder: either the whole environment exists or nothing does. Nothing is overwritten.
+
+:func:`create_package` makes ``silo-env-<name>/`` the same atomic way: an installable package
+(``pyproject.toml`` declaring the ``silo.environments`` entry point, the environment under
+``src/silo_env_<name>/environment/``, ``tests/``, ``baselines/silo-baselines.yaml``) from the
+skeleton in ``silo/templates/package/`` and a template with a solver (``minimal`` by default).
 """
 
 from __future__ import annotations
@@ -18,21 +23,26 @@ import json
 import os
 import re
 import shutil
+import string
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from silo.distribution import version
 from silo.errors import ScaffoldError
 from silo.jsonio import pretty
 from silo.loading.environment import DEFAULT_ENTRYPOINT, MANIFEST
 
 __all__ = [
+    "PACKAGE_TEMPLATES",
     "TEMPLATES",
     "check_name",
     "create_environment",
+    "create_package",
     "existing_names",
+    "package_names",
     "suggest_name",
     "template_dir",
 ]
@@ -43,15 +53,17 @@ SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # a wheel give identical environments (no caches, no run folders, no editor files).
 _COPIED_SUFFIXES = (".py", ".json", ".md")
 _COPIED_NAMES = frozenset({".gitkeep"})
-
-
-def silo_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("silo")
-    except PackageNotFoundError:
-        return "0.1.0"
+# Templates a package can be made from: each ships a solver and tasks its tests run.
+PACKAGE_TEMPLATES = ("minimal", "crm", "project", "erp")
+# The package skeleton: files of silo/templates/package/ and where they go in the new package.
+_PACKAGE_FILES = (
+    ("pyproject.toml.tmpl", "pyproject.toml"),
+    ("README.md.tmpl", "README.md"),
+    ("gitignore.tmpl", ".gitignore"),
+    ("package_init.py.tmpl", "src/{package}/__init__.py"),
+    ("tests/test_environment.py.tmpl", "tests/test_environment.py"),
+    ("baselines/silo-baselines.yaml.tmpl", "baselines/silo-baselines.yaml"),
+)
 
 
 def check_name(name: str) -> None:
@@ -144,6 +156,35 @@ def _template_entrypoint(staged: Path) -> str:
     return entry.strip() if isinstance(entry, str) and entry.strip() else DEFAULT_ENTRYPOINT
 
 
+def _stage_environment(source: Traversable, dest: Path, name: str, template: str) -> None:
+    """Copy ``source`` into ``dest`` and write the new environment's manifest there."""
+    _copy_tree(source, dest)
+    manifest = {
+        "name": name,
+        "template": template,
+        "templateVersion": version(),
+        "entrypoint": _template_entrypoint(dest),
+        "tools": [],
+    }
+    (dest / MANIFEST).write_text(pretty(manifest), encoding="utf-8")
+
+
+def _publish(
+    base: Path, target: str, fill: Callable[[Path], None], recheck: Callable[[], None]
+) -> Path:
+    """Fill a hidden staging folder in ``base``, then rename it to ``target`` in one step."""
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=base))
+    try:
+        fill(staging)
+        staging.chmod(0o755 & ~_umask())
+        recheck()  # another process may have won meanwhile
+        os.rename(staging, base / target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return base / target
+
+
 def create_environment(project_dir: Path, name: str, template: str = "blank") -> Path:
     """Create ``environments/<name>`` from ``template`` atomically; returns its folder."""
     check_name(name)
@@ -151,25 +192,75 @@ def create_environment(project_dir: Path, name: str, template: str = "blank") ->
     _collision(name, project_dir)
     base = project_dir / "environments"
     base.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=base))
-    try:
-        _copy_tree(source, staging)
-        manifest = {
-            "name": name,
-            "template": template,
-            "templateVersion": silo_version(),
-            "entrypoint": _template_entrypoint(staging),
-            "tools": [],
-        }
-        (staging / MANIFEST).write_text(pretty(manifest), encoding="utf-8")
-        staging.chmod(0o755 & ~_umask())
-        _collision(name, project_dir)  # another process may have won meanwhile
-        target = base / name
-        os.rename(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return target
+    return _publish(
+        base,
+        name,
+        lambda staging: _stage_environment(source, staging, name, template),
+        lambda: _collision(name, project_dir),
+    )
+
+
+def package_names(name: str) -> tuple[str, str]:
+    """The distribution (``silo-env-<name>``) and import package (``silo_env_<name>``) of ``name``."""
+    lowered = name.lower()
+    return f"silo-env-{lowered}", "silo_env_" + re.sub(r"[-.]", "_", lowered)
+
+
+def _package_file(relative: str, values: Mapping[str, str]) -> str:
+    text = resources.files("silo.templates").joinpath("package", relative).read_text("utf-8")
+    return string.Template(text).substitute(values)
+
+
+def _stage_package(
+    source: Traversable, dest: Path, name: str, template: str, values: Mapping[str, str]
+) -> None:
+    package = dest / "src" / values["package"]
+    package.mkdir(parents=True)
+    _stage_environment(source, package / "environment", name, template)
+    for relative, target in _PACKAGE_FILES:
+        path = dest / target.format(package=values["package"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_package_file(relative, values), encoding="utf-8")
+
+
+def create_package(parent_dir: Path, name: str, template: str = "minimal") -> Path:
+    """Create ``silo-env-<name>/``, an installable package of a new environment; its folder.
+
+    The package offers ``env=<name>`` through the ``silo.environments`` entry point and holds
+    the environment (from ``template``, which must ship a solver), tests and a baselines config.
+    """
+    check_name(name)
+    source = template_dir(template)
+    if template not in PACKAGE_TEMPLATES:
+        raise ScaffoldError(
+            "template_not_found",
+            f'template "{template}" has no solver for the package\'s tests to run; use one of '
+            f"{', '.join(PACKAGE_TEMPLATES)} (default minimal)",
+        )
+    distribution, package = package_names(name)
+
+    def refuse_existing() -> None:
+        if (parent_dir / distribution).exists():
+            raise ScaffoldError(
+                "environment_already_exists",
+                f'folder "{distribution}" already exists in {parent_dir}; pick another name',
+            )
+
+    refuse_existing()
+    tasks = sorted(item.name.removesuffix(".json") for item in source.joinpath("tasks").iterdir())
+    values = {
+        "name": name,
+        "distribution": distribution,
+        "package": package,
+        "silo_version": version(),
+        "first_task": next((t for t in tasks if not t.startswith(".")), "<TASK-ID>"),
+    }
+    return _publish(
+        parent_dir,
+        distribution,
+        lambda staging: _stage_package(source, staging, name, template, values),
+        refuse_existing,
+    )
 
 
 def _umask() -> int:

@@ -47,6 +47,7 @@ import orjson
 
 from silo.agents.contract import AgentError, AgentInput, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
+from silo.distribution import install_hint
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -231,7 +232,7 @@ class ModelAgent(ABC):
         except ImportError:
             raise AgentError(
                 f"the {self.kind} agent needs the {self.sdk_name} package: "
-                f"pip install -e '.[{self.kind}]'"
+                f"{install_hint(self.kind)}"
             ) from None
 
     def _api_key(self) -> str:

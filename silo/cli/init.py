@@ -3,7 +3,9 @@
 Contract: ``silo-init <name> [template=blank|minimal|crm]`` creates ``environments/<name>/`` in the
 project (:func:`silo.scaffold.create_environment`: atomic, never overwrites), prints
 ``Created environment "<name>" from <template> at environments/<name>`` and the next steps, and
-exits 0. Any mistake (a refused name or template, a usage error) or a folder that cannot be
+exits 0. ``silo-init --package <name> [template=minimal|...]`` creates ``silo-env-<name>/`` in
+the current folder instead: an installable package offering ``env=<name>``
+(:func:`silo.scaffold.create_package`), and prints its next steps. Any mistake (a refused name or template, a usage error) or a folder that cannot be
 created is one line on stderr and exit 2; nothing is left behind.
 """
 
@@ -15,21 +17,29 @@ from pathlib import Path
 from silo.cli.args import UsageError, out, parse
 from silo.errors import SiloError
 from silo.loading.environment import find_project_dir
-from silo.scaffold import TEMPLATES, create_environment
+from silo.scaffold import (
+    PACKAGE_TEMPLATES,
+    TEMPLATES,
+    create_environment,
+    create_package,
+    package_names,
+)
 
 __all__ = ["main"]
 
 PROG = "silo-init"
 USAGE = f"""usage: {PROG} <name> [template={"|".join(TEMPLATES)}]
+       {PROG} --package <name> [template={"|".join(PACKAGE_TEMPLATES)}]
 
-Create environments/<name>/ from a template (default: blank)."""
+Create environments/<name>/ from a template (default: blank), or with --package an
+installable package silo-env-<name>/ offering env=<name> (default template: minimal)."""
 
 
 def main(argv: list[str] | None = None) -> int:
     """Create the environment named in ``argv`` (``sys.argv[1:]`` by default); the exit status."""
     words = sys.argv[1:] if argv is None else argv
     try:
-        args = parse(words, ("template", "name"), positionals=1)
+        args = parse(words, ("template", "name"), ("--package",), positionals=1)
         if args.help:
             out(USAGE)
             return 0
@@ -39,10 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         sys.stderr.write(f"{PROG}: {exc}\n")
         return 2
-    template = args.values.get("template") or "blank"
-    project = find_project_dir()
+    as_package = "--package" in args.flags
+    template = args.values.get("template") or ("minimal" if as_package else "blank")
     try:
-        root = create_environment(project, name, template)
+        if as_package:
+            root = create_package(Path.cwd(), name, template)
+        else:
+            root = create_environment(find_project_dir(), name, template)
     except SiloError as exc:
         sys.stderr.write(f"{PROG}: {exc.message}\n")
         return int(getattr(type(exc), "exit_code", 2))
@@ -50,11 +63,27 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"{PROG}: interrupted; nothing was created\n")
         return 130
     except OSError as exc:
-        sys.stderr.write(f"{PROG}: could not create environments/{name}: {exc.strerror or exc}\n")
+        where = package_names(name)[0] if as_package else f"environments/{name}"
+        sys.stderr.write(f"{PROG}: could not create {where}: {exc.strerror or exc}\n")
         return 2
+    if as_package:
+        out(f'Created package "{root.name}" offering env={name} (from {template}) at {root.name}/')
+        out(_package_steps(root, name))
+        return 0
     out(f'Created environment "{name}" from {template} at environments/{name}')
     out(_next_steps(root, name))
     return 0
+
+
+def _package_steps(root: Path, name: str) -> str:
+    return "\n".join(
+        [
+            "Next steps:",
+            f"  1. cd {root.name} && pip install -e '.[test]'",
+            "  2. silo-baseline record   (the goldens under baselines/)",
+            f"  3. python -m pytest      (then silo-run env={name} works in any folder)",
+        ]
+    )
 
 
 def _next_steps(root: Path, name: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
+from silo.distribution import install_hint
 from silo.errors import ConfigError
 
 __all__ = ["require"]
@@ -23,6 +24,5 @@ def require(module: str, extra: str, what: str) -> None:
     if not found:
         raise ConfigError(
             "extra_missing",
-            f"{what} needs the [{extra}] extra; install it with pip install 'silo[{extra}]' "
-            f"(or pip install -e '.[{extra}]' in a checkout)",
+            f"{what} needs the [{extra}] extra; install it with {install_hint(extra)}",
         )

@@ -31,7 +31,12 @@ from typing import Any
 from silo.errors import EnvironmentLoadError, SiloError
 from silo.loading.definition import DEFAULT_ENTRYPOINT, MANIFEST, Environment, Manifest
 from silo.loading.modules import load_file, package_for_dir
-from silo.loading.project import find_project_dir, list_environments, resolve_environment_dir
+from silo.loading.project import (
+    available_environments,
+    find_project_dir,
+    list_environments,
+    resolve_environment_dir,
+)
 from silo.schema.check import schema_mistake
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
@@ -46,14 +51,15 @@ __all__ = [
     "EnvironmentParts",
     "Manifest",
     "OnProblem",
+    "available_environments",
     "check_tools",
-    "tool_mistake",
     "find_project_dir",
     "list_environments",
     "load_environment",
     "read_environment",
     "read_manifest",
     "resolve_environment_dir",
+    "tool_mistake",
 ]
 
 OnProblem = Callable[[SiloError], None]

@@ -1,9 +1,12 @@
 """Finding the project and its environment folders on disk.
 
 Contract: :func:`find_project_dir` is the folder every command works in;
-:func:`list_environments` names the environments under it; :func:`resolve_environment_dir`
-turns a name or a path into an environment folder or raises
-:class:`~silo.errors.EnvironmentLoadError` ``environment_not_found`` listing the known ones.
+:func:`list_environments` names the environment folders under it;
+:func:`available_environments` adds those installed packages offer
+(:mod:`silo.loading.installed`); :func:`resolve_environment_dir` turns a name or a path into an
+environment folder — a path first, then the project's ``environments/<name>``, then an installed
+package's — or raises :class:`~silo.errors.EnvironmentLoadError` ``environment_not_found``
+listing the known ones.
 """
 
 from __future__ import annotations
@@ -12,8 +15,14 @@ import os
 from pathlib import Path
 
 from silo.errors import EnvironmentLoadError
+from silo.loading.installed import installed_environment_dir, installed_names
 
-__all__ = ["find_project_dir", "list_environments", "resolve_environment_dir"]
+__all__ = [
+    "available_environments",
+    "find_project_dir",
+    "list_environments",
+    "resolve_environment_dir",
+]
 
 _MARKERS = ("environments", "conf", ".silo")
 
@@ -43,18 +52,27 @@ def list_environments(project_dir: Path) -> list[str]:
     )
 
 
+def available_environments(project_dir: Path) -> list[str]:
+    """Every name ``env=`` accepts: the project's folders and installed packages', sorted."""
+    return sorted({*list_environments(project_dir), *installed_names()})
+
+
 def resolve_environment_dir(name: str, project_dir: Path | None = None) -> Path:
-    """The folder of environment ``name`` (a name under ``environments/`` or a path)."""
+    """The folder of environment ``name``: a path, a project folder or an installed package."""
     project = project_dir or find_project_dir()
     candidate = Path(name)
-    if os.sep in name or name.startswith("."):
+    is_path = os.sep in name or name.startswith(".")
+    if is_path:
         root = (project / candidate).resolve() if not candidate.is_absolute() else candidate
         if root.is_dir():
             return root
     root = project / "environments" / name
     if root.is_dir():
         return root.resolve()
-    known = list_environments(project)
+    installed = None if is_path else installed_environment_dir(name)
+    if installed is not None:
+        return installed
+    known = available_environments(project)
     hint = f"known: {', '.join(known)}" if known else "create one with: silo-init <name>"
     raise EnvironmentLoadError(
         "environment_not_found",

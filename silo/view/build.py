@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from silo.distribution import version
 from silo.jsonio import write_text_atomic
 from silo.view.html import mapping
 from silo.view.index_page import GroupEntry, index_body
@@ -72,11 +72,7 @@ def _discover(runs_dir: Path) -> tuple[list[_Run], dict[str, Path]]:
 
 def _format() -> str:
     """Which pages a manifest's site holds: another Silo release renders them anew."""
-    try:
-        release = version("silo")
-    except PackageNotFoundError:  # run from a source tree that is not installed
-        release = "source"
-    return f"{_PAGES}:{release}"
+    return f"{_PAGES}:{version()}"
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:

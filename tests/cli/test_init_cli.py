@@ -83,3 +83,41 @@ def test_usage_mistakes_exit_two_too(tmp_path: Path, args: list[str], expected: 
     assert proc.returncode == 2
     assert expected in one_line_error(proc, "silo-init")
     assert not (tmp_path / "environments").exists()
+
+
+def test_package_scaffold_is_an_installable_environment_package(tmp_path: Path) -> None:
+    proc = run("silo-init", tmp_path, "--package", "shelf")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == (
+        'Created package "silo-env-shelf" offering env=shelf (from minimal) at silo-env-shelf/'
+    )
+    root = tmp_path / "silo-env-shelf"
+    pyproject = (root / "pyproject.toml").read_text()
+    assert '[project.entry-points."silo.environments"]\nshelf = "silo_env_shelf:ENVIRONMENT"' in (
+        pyproject
+    )
+    assert 'dependencies = ["silo-worlds>=' in pyproject
+    environment = root / "src" / "silo_env_shelf" / "environment"
+    manifest = json.loads((environment / "silo.environment.json").read_text())
+    assert manifest["name"] == "shelf" and manifest["template"] == "minimal"
+    assert (root / "tests" / "test_environment.py").is_file()
+    assert "{env: shelf, agent: solver}" in (root / "baselines" / "silo-baselines.yaml").read_text()
+    # The environment inside is complete: it validates as a folder before any install.
+    check = run("silo-validate", tmp_path, f"env={environment}")
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_package_scaffold_refuses_a_template_without_solver_and_an_existing_folder(
+    tmp_path: Path,
+) -> None:
+    blank = run("silo-init", tmp_path, "--package", "shelf", "template=blank")
+    assert blank.returncode == 2
+    assert one_line_error(blank, "silo-init").startswith('template "blank" has no solver')
+    assert list(tmp_path.iterdir()) == []
+    unknown = run("silo-init", tmp_path, "--package", "shelf", "template=nosuch")
+    assert one_line_error(unknown, "silo-init").startswith('unknown template "nosuch"')
+    (tmp_path / "silo-env-shelf").mkdir()
+    again = run("silo-init", tmp_path, "--package", "shelf")
+    assert again.returncode == 2
+    assert 'folder "silo-env-shelf" already exists' in one_line_error(again, "silo-init")
+    assert [p.name for p in tmp_path.iterdir()] == ["silo-env-shelf"]

@@ -97,7 +97,7 @@ def test_a_launcher_whose_plugin_is_missing_names_the_extra(toy_project: Path) -
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert proc.stderr == (
         "silo-run: hydra/launcher=ray_local needs its Hydra plugin; install it with "
-        "pip install -e '.[ray]' (or pip install 'silo[ray]')\n"
+        "pip install 'silo-worlds[ray]' (or pip install -e '.[ray]' in a checkout)\n"
     )
 
 

@@ -67,7 +67,7 @@ def test_a_wheel_install_ships_the_plugin(tmp_path: Path) -> None:
         timeout=300,
     )
     assert built.returncode == 0, built.stderr
-    (wheel,) = wheels.glob("silo-*.whl")
+    (wheel,) = wheels.glob("silo_worlds-*.whl")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"

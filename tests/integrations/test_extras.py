@@ -13,7 +13,7 @@ def test_a_missing_module_names_its_extra() -> None:
         require("silo_no_such_module_here", "gym", "silo.gym")
     assert missing.value.code == "extra_missing"
     assert missing.value.message == (
-        "silo.gym needs the [gym] extra; install it with pip install 'silo[gym]' "
+        "silo.gym needs the [gym] extra; install it with pip install 'silo-worlds[gym]' "
         "(or pip install -e '.[gym]' in a checkout)"
     )
 

@@ -248,7 +248,7 @@ def test_without_the_extra_the_command_names_it(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "silo-mcp: silo-mcp needs the [mcp] extra; install it with pip install 'silo[mcp]' "
+        "silo-mcp: silo-mcp needs the [mcp] extra; install it with pip install 'silo-worlds[mcp]' "
         "(or pip install -e '.[mcp]' in a checkout)"
     ]
 

@@ -97,5 +97,7 @@ def test_the_cache_is_an_object_the_caller_holds(tmp_path: Path) -> None:
 
 def test_an_unknown_environment_names_the_known_ones(tmp_path: Path) -> None:
     make(tmp_path, {})
-    with pytest.raises(EnvironmentLoadError, match='unknown environment "nope".*known: mini'):
+    with pytest.raises(
+        EnvironmentLoadError, match='unknown environment "nope".*known: crm, erp, mini, project'
+    ):
         load_environment("nope", tmp_path, cache=EnvironmentCache())

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import silo.scaffold as scaffold
+from silo import distribution
 from silo.errors import SiloError
 from silo.scaffold import check_name, create_environment, suggest_name, template_dir
 from silo.validate.report import validate_environment
@@ -39,7 +40,7 @@ def test_blank_template(tmp_path: Path) -> None:
     assert manifest == {
         "name": "first",
         "template": "blank",
-        "templateVersion": scaffold.silo_version(),
+        "templateVersion": distribution.version(),
         "entrypoint": "./env.py",
         "tools": [],
     }

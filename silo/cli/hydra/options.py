@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from silo.loading.environment import list_environments
+from silo.loading.environment import available_environments
 
 __all__ = ["command_line_options", "config_dir", "group_options", "has_option"]
 
@@ -36,7 +36,7 @@ def group_options(group: str, project: Path, *, with_folders: bool = True) -> li
     if packaged.is_dir():
         names |= {Path(p.name).stem for p in packaged.iterdir() if p.name.endswith(".yaml")}
     if group == "env" and with_folders:
-        names |= set(list_environments(project))
+        names |= set(available_environments(project))
     return sorted(names)
 
 

@@ -17,8 +17,9 @@ from pathlib import Path
 from silo.cli.hydra.errors import suggestion, unknown_option
 from silo.cli.hydra.help import hydra_groups_text, store_hydra_help
 from silo.cli.hydra.options import group_options, has_option
+from silo.distribution import install_hint
 from silo.errors import ConfigError
-from silo.loading.environment import find_project_dir, list_environments
+from silo.loading.environment import available_environments, find_project_dir
 
 __all__ = ["GROUPS", "RUN_KEYS", "check_group_overrides", "group_options", "prepare"]
 
@@ -84,7 +85,7 @@ def prepare(project: Path | None = None) -> Path:
     store_hydra_help()
     store = ConfigStore.instance()
     declared = set(group_options("env", project, with_folders=False))
-    for name in list_environments(project):
+    for name in available_environments(project):
         if name not in declared:
             store.store(group="env", name=name, node={"name": name})
     return project
@@ -159,8 +160,7 @@ def _check_launcher(choice: str) -> None:
     if not installed:
         raise ConfigError(
             "launcher_missing",
-            f"hydra/launcher={choice} needs its Hydra plugin; install it with "
-            f"pip install -e '.[{extra}]' (or pip install 'silo[{extra}]')",
+            f"hydra/launcher={choice} needs its Hydra plugin; install it with {install_hint(extra)}",
         )
 
 

@@ -1,0 +1,87 @@
+"""The console scripts: each command's ``main`` behind one wrapper for ``--version`` and closed pipes.
+
+Contract: every ``silo-*`` script in ``pyproject.toml`` points here. ``--version`` anywhere on
+the command line prints ``<prog> (silo-worlds) <version>`` (and Hydra's version for the
+Hydra-based commands) and exits 0 without running the command. A reader that goes away
+(``silo-run --help | head -3``) ends the command quietly with status 141 (128 + SIGPIPE, what
+a shell reports for a program killed by a closed pipe), never a ``BrokenPipeError`` traceback.
+Each command's module is imported only when its script runs, so light commands stay light.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from importlib.metadata import version as distribution_version
+
+from silo.distribution import DISTRIBUTION, version
+
+__all__ = [
+    "BROKEN_PIPE_STATUS",
+    "console",
+    "silo_baseline",
+    "silo_compare",
+    "silo_env",
+    "silo_init",
+    "silo_ls",
+    "silo_mcp",
+    "silo_run",
+    "silo_validate",
+    "silo_view",
+    "version_text",
+]
+
+BROKEN_PIPE_STATUS = 141
+# The commands that compose their configuration with Hydra, whose version they also report.
+_HYDRA_COMMANDS = frozenset({"silo-run", "silo-baseline", "silo-mcp"})
+
+
+def version_text(prog: str) -> str:
+    """What ``<prog> --version`` prints."""
+    lines = [f"{prog} ({DISTRIBUTION}) {version()}"]
+    if prog in _HYDRA_COMMANDS:  # read from the metadata: no Hydra import outside cli/hydra/
+        lines.append(f"Hydra {distribution_version('hydra-core')}")
+    return "\n".join(lines)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def console(prog: str, main: Callable[[], int | None]) -> int:
+    """Run ``main`` as console script ``prog``; its exit status (``SystemExit`` passes through)."""
+    try:
+        if "--version" in sys.argv[1:]:
+            print(version_text(prog), flush=True)
+            return 0
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        return BROKEN_PIPE_STATUS
+    return status or 0
+
+
+def _script(prog: str, module: str, function: str = "main") -> Callable[[], int]:
+    """Console script ``prog``: ``module.function`` (imported when run) behind :func:`console`."""
+
+    def script() -> int:
+        target: Callable[[], int | None] = getattr(importlib.import_module(module), function)
+        return console(prog, target)
+
+    return script
+
+
+silo_run = _script("silo-run", "silo.cli.run", "run")
+silo_baseline = _script("silo-baseline", "silo.cli.baseline", "run")
+silo_validate = _script("silo-validate", "silo.cli.validate")
+silo_init = _script("silo-init", "silo.cli.init")
+silo_ls = _script("silo-ls", "silo.cli.ls")
+silo_compare = _script("silo-compare", "silo.cli.compare")
+silo_view = _script("silo-view", "silo.cli.view")
+silo_env = _script("silo-env", "silo.cli.env")
+silo_mcp = _script("silo-mcp", "silo.cli.mcp")
