@@ -22,7 +22,7 @@ def core_loop(env, task, agent_fn):  # type: ignore[no-untyped-def]
 
     world, output = act(env, task, agent_fn)
     diff = world.diff()
-    graded, error = grade(env.verifier_for(task), world, output, task, diff)
+    graded, error, _ = grade(env.verifier_for(task), world, output, task, diff)
     SHARED_WORLDS.pool(env).release(world)
     assert graded is not None and graded.passed, error
     return diff

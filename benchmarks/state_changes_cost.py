@@ -43,7 +43,7 @@ def main() -> None:
         started = perf_counter()
         state_changes(world.initial(), world.state, diff)
         spent = perf_counter() - started
-        graded, _error = grade(env.verifier_for(task), world, output, task, diff)
+        graded, _error, _ = grade(env.verifier_for(task), world, output, task, diff)
         SHARED_WORLDS.pool(env).release(world)
         assert graded is not None and graded.passed
         if index >= min(50, n):  # the first samples warm caches and pools

@@ -10,6 +10,7 @@ provably agrees, the standard library everywhere else).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable
@@ -24,6 +25,7 @@ __all__ = [
     "json_copy",
     "json_copy_utf8",
     "pretty",
+    "remove_stale_temporaries",
     "write_json_atomic",
     "write_text_atomic",
 ]
@@ -277,20 +279,56 @@ def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` as UTF-8 to ``path`` so that a reader sees the old file or the new one.
 
     The text goes to a temporary file beside ``path`` (named with the process id, so two
-    processes never share one), which then replaces ``path`` in one ``os.replace``.
+    processes never share one), which then replaces ``path`` in one ``os.replace``. A write
+    that fails (a full disk, Ctrl-C) removes its temporary file; one a killed process left
+    beside a file being replaced is removed by the next write of that file.
     """
     target = os.fspath(path)
     folder, name = os.path.split(target)
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     data = text.encode("utf-8")
+    if os.path.lexists(target):  # a file being replaced: a killed writer may have left one
+        remove_stale_temporaries(folder, name)
     fd = os.open(tmp, _WRITE_FLAGS, 0o666)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-    os.replace(tmp, target)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def remove_stale_temporaries(folder: str, name: str) -> None:
+    """Remove ``.<name>.<pid>.tmp`` files in ``folder`` whose process is gone."""
+    prefix = f".{name}."
+    try:
+        entries = [e for e in os.listdir(folder or ".") if e.startswith(prefix)]
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry[len(prefix) :].removesuffix(".tmp")
+        if not entry.endswith(".tmp") or not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(folder, entry))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # someone else's process: alive
+        return True
+    return True
 
 
 def write_json_atomic(path: Path, value: Any) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -125,7 +126,8 @@ def tool(
     The first parameter receives the state; the others become the input object's properties
     (required unless they have a default). The docstring's first paragraph is the description
     and an ``Args:`` section describes the parameters. Pydantic ``Field`` constraints in
-    ``Annotated`` types (``ge``, ``le``, ``min_length``, …) become schema keywords.
+    ``Annotated`` types (``ge``, ``le``, ``min_length``, …) become schema keywords. A
+    parameter without an annotation accepts any value, and warns saying so.
     """
 
     def build(func: Callable[..., Any]) -> Tool:
@@ -177,6 +179,12 @@ def _schema_from_signature(func: Callable[..., Any]) -> tuple[dict[str, Any], st
     hints = inspect.get_annotations(func, eval_str=True)
     fields: dict[str, Any] = {}
     for param in params[1:]:
+        if param.name not in hints:
+            warnings.warn(
+                f"@tool {func.__name__}: parameter {param.name!r} has no type annotation, so "
+                f"its schema accepts any value; annotate it (e.g. {param.name}: str)",
+                stacklevel=4,
+            )
         annotation = hints.get(param.name, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))

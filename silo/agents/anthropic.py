@@ -57,6 +57,7 @@ class AnthropicAgent(ModelAgent):
         settings.setdefault("max_tokens", _DEFAULT_MAX_TOKENS)
         settings.setdefault("temperature", None)
         super().__init__(model=model, api_key_env=api_key_env, **settings)
+        self._api_key()  # a missing key is a run that could not start, not a failed one
 
     def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
         """A sync client shared by every rollout thread: one kept-alive connection per thread."""

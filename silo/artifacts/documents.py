@@ -124,6 +124,8 @@ class RunDocument(TypedDict):
     usage: NotRequired[dict[str, Any]]
     pointId: NotRequired[str]
     repeat: NotRequired[int]
+    environmentError: NotRequired[str]  # a verifier raised: the environment's fault
+    agentOutputTruncated: NotRequired[dict[str, int]]  # {chars, keptChars}
 
 
 class _Event(TypedDict):

@@ -10,6 +10,7 @@ world (see ``silo.world.pool``).
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from silo.artifacts.documents import SCHEMA_VERSION, CheckDocument, ResultDocument
+from silo.errors import ArtifactError
 from silo.verifiers import Score
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "allocate_run_dir",
     "build_result",
     "new_run_id",
+    "unwritable",
 ]
 
 RESULT_KEYS = (
@@ -75,9 +78,31 @@ def allocate_run_dir(runs_dir: Path, prefix: str = "run") -> tuple[str, Path]:
         except FileExistsError:
             continue
         except FileNotFoundError:  # no runs folder yet (or removed since): make it, then retry
-            runs_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                runs_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise unwritable(runs_dir, exc) from None
             continue
+        except OSError as exc:  # read-only, a file where the folder should be, a full disk
+            raise unwritable(runs_dir, exc) from None
         return run_id, runs_dir / run_id
+
+
+def unwritable(
+    path: Path, exc: OSError, what: str = "the runs folder", hint: str = "or set runs_dir=<folder>"
+) -> ArtifactError:
+    """The one-line ``artifacts_unwritable`` error for ``path`` that could not be written."""
+    if isinstance(exc, (NotADirectoryError, FileExistsError)):
+        why = "is a file, not a folder (or lies under one); move it away"
+    elif isinstance(exc, IsADirectoryError):
+        why = "is a folder where a file should be; remove it"
+    elif isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
+        why = "is read-only; make it writable"
+    elif exc.errno == errno.ENOSPC:
+        why = "is on a full disk; free some space"
+    else:
+        why = f"cannot be written ({exc.strerror or exc})"
+    return ArtifactError("artifacts_unwritable", f"{what} {path} {why}, {hint}")
 
 
 def build_result(

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.agents.resolve import resolve_agent
+from silo.artifacts.run_folder import unwritable
 from silo.batch.baseline_changes import explain_changes
 from silo.batch.baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
 from silo.batch.point import Point, run_point
@@ -227,6 +228,8 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
+    except OSError as exc:  # a folder where the golden file should be, unreadable: one line
+        raise unwritable(path, exc, "the golden file", "then record again") from None
 
 
 def _explained(
@@ -317,8 +320,11 @@ def record_goldens(target: Target, project: Path, baselines_dir: Path) -> Iterat
             golden = _read(path)
             if golden == text.encode("utf-8"):
                 continue  # identical bytes: the file is not touched
-            folder.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(path, text)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                write_text_atomic(path, text)
+            except OSError as exc:
+                raise unwritable(folder, exc, "the baselines folder", "then record again") from None
             if golden is None:
                 created.append(f"{kind}.json")
             else:

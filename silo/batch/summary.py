@@ -226,7 +226,8 @@ def agent_rows(rows: list[SummaryRow]) -> list[AgentSummaryRow]:
 
 def summarize(group_dir: Path) -> SummaryDocument:
     """The ``summary.json`` document of ``group_dir`` (see the module docstring)."""
-    rows = [cell_row(cell, items) for cell, items in group_cells(load_group(group_dir)).items()]
+    graded = [r for r in load_group(group_dir) if not r.run.get("environmentError")]
+    rows = [cell_row(cell, items) for cell, items in group_cells(graded).items()]
     agents = agent_rows(rows)
     infra = cast(list[InfraErrorRecord], _group_records(group_dir, "infra-errors.jsonl"))
     total = sum(row["runs"] for row in rows)

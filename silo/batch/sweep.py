@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from silo.agents.resolve import ResolvedAgent, resolve_agent
+from silo.artifacts.run_folder import unwritable
 from silo.batch.point import Point, expand_tasks, point_id, run_point
 from silo.errors import ConfigError, SiloError
 from silo.loading.environment import Environment, load_environment
@@ -82,6 +83,14 @@ def completed_points(runs_root: Path) -> dict[str, Path]:
         if run.get("pointId") and (run_json.parent / "result.json").is_file():
             found.setdefault(run["pointId"], run_json.parent)
     return found
+
+
+def _recorded_pass(run_dir: Path) -> bool:
+    """Whether the finished rollout in ``run_dir`` passed, as its ``result.json`` says."""
+    try:
+        return json.loads((run_dir / "result.json").read_text(encoding="utf-8"))["passed"] is True
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 class _Progress:
@@ -231,7 +240,10 @@ def run_points(
     """
     limit = concurrency(max_concurrency)
     project = Path(project_dir).resolve()
-    group_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        group_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise unwritable(group_dir, exc, "the group folder") from None
     done_before = completed_points(runs_root or group_dir.parent) if resume else {}
     bar = _Progress(len(points) * runs, progress)
     sweep = _Sweep(project, group_dir, group_id, bar)
@@ -283,8 +295,9 @@ class _Sweep:
 
     def attempt(self, job: _Job) -> Outcome:
         """Run one rollout (on any thread); a rollout that cannot start is an infra outcome."""
-        if job.resumed_from is not None:
-            return Outcome(job.point, job.repeat, job.resumed_from, True, resumed=True)
+        if job.resumed_from is not None:  # its verdict is the one recorded back then
+            passed = _recorded_pass(Path(job.resumed_from))
+            return Outcome(job.point, job.repeat, job.resumed_from, passed, resumed=True)
         try:
             result = run_point(
                 job.point, job.repeat, environment=job.environment, agent=job.agent,
@@ -293,7 +306,8 @@ class _Sweep:
         except SiloError as exc:
             return Outcome(job.point, job.repeat, None, False, infra_error=exc.message)
         run_path = None if result.run_dir is None else str(result.run_dir)
-        return Outcome(job.point, job.repeat, run_path, result.passed)
+        # A verifier that raised is the environment's failure: counted apart, like infra.
+        return Outcome(job.point, job.repeat, run_path, result.passed, result.environment_error)
 
     def emit(self, job: _Job, outcome: Outcome) -> None:
         """Record an outcome (on the calling thread, in plan order): files, progress, list."""

@@ -228,10 +228,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         jobs = plan_jobs(words, project, base)
         for job in jobs:
             require_deterministic(job.target, project)
-    except SiloError as exc:
+        return _report(args.command, jobs, project, base, in_flight)
+    except SiloError as exc:  # also a golden that cannot be read or written
         sys.stderr.write(f"{PROG}: {exc.message}\n")
         return 2
-    return _report(args.command, jobs, project, base, in_flight)
 
 
 def main() -> None:

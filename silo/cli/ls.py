@@ -87,6 +87,7 @@ def environment_listing(name: str, project: Path) -> dict[str, Any]:
                 "name": t.name,
                 "readOnly": t.read_only,
                 "description": (t.description or "").strip().split("\n", 1)[0],
+                "inputSchema": dict(t.input_schema),
             }
             for t in tools
         ],

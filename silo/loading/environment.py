@@ -37,6 +37,7 @@ from silo.loading.project import (
     list_environments,
     resolve_environment_dir,
 )
+from silo.schema.check import schema_mistake
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
 from silo.verifiers import Verifier
@@ -51,12 +52,14 @@ __all__ = [
     "Manifest",
     "OnProblem",
     "available_environments",
+    "check_tools",
     "find_project_dir",
     "list_environments",
     "load_environment",
     "read_environment",
     "read_manifest",
     "resolve_environment_dir",
+    "tool_mistake",
 ]
 
 OnProblem = Callable[[SiloError], None]
@@ -244,6 +247,43 @@ def _read_exports(module: Any, parts: EnvironmentParts, where: str, problem: OnP
                     "define_verifier(...) result",
                 )
             )
+
+
+def tool_mistake(tools: list[Any]) -> str | None:
+    """The first tool with a malformed name or input schema, as one line; None when all are fine.
+
+    Binding tools needs a state, so the rollout core runs this once per world pool, when an
+    environment's tools first exist: a typo in a schema then stops the run before any call,
+    instead of failing the first call and being blamed on the agent.
+    """
+    for index, item in enumerate(tools):
+        if not isinstance(item, Tool):
+            return (
+                f"bind_tools() returned a {type(item).__name__} at position {index}, not a Tool; "
+                "return define_tool(...) or @tool results"
+            )
+        if not isinstance(item.name, str) or not item.name.isprintable():
+            return f"tool {item.name!r} needs a name of printable text; rename it"
+        try:
+            item.name.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"tool {item.name!r} has a name that is not valid Unicode; rename it"
+        mistake = schema_mistake(item.input_schema)
+        if mistake is not None:
+            return (
+                f'tool "{item.name}" {mistake}; fix the schema (silo-validate lists every problem)'
+            )
+    return None
+
+
+def check_tools(environment: str, tools: list[Any], mistake: str | None = None) -> None:
+    """Raise ``tool_schema_invalid`` naming the environment, tool and field, if a tool is bad.
+
+    ``mistake`` is :func:`tool_mistake` of ``tools`` when the caller already has it ("": none).
+    """
+    found = mistake if mistake is not None else tool_mistake(tools)
+    if found:
+        raise EnvironmentLoadError("tool_schema_invalid", f"environments/{environment}: {found}")
 
 
 class EnvironmentCache:

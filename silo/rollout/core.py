@@ -18,6 +18,7 @@ transcript. A task without one is rolled out exactly as before.
 from __future__ import annotations
 
 import contextvars
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -27,16 +28,24 @@ from typing import Any
 
 from silo.agents.contract import UserChannel, output_text
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
-from silo.artifacts.run_folder import allocate_run_dir, build_result
+from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
 from silo.errors import ConfigError
 from silo.jsonio import write_json_atomic
-from silo.loading.environment import Environment, find_project_dir, load_environment
-from silo.rollout.bridge import Bridge, json_value
+from silo.loading.environment import (
+    MANIFEST,
+    Environment,
+    check_tools,
+    find_project_dir,
+    load_environment,
+    tool_mistake,
+)
+from silo.loading.modules import describe_exception
+from silo.rollout.bridge import Bridge, json_value, stored_output
 from silo.rollout.conversation import Conversation
 from silo.rollout.trace import TraceWriter, event_json, utc_now_iso
 from silo.tasks import Task
 from silo.users.resolve import resolve_user
-from silo.verifiers import Score, Verifier, VerifierContext, score
+from silo.verifiers import Score, Verifier, VerifierContext, VerifierError, score
 from silo.world.changes import state_changes
 from silo.world.pool import World, WorldPool, WorldPools
 
@@ -139,6 +148,12 @@ class RolloutResult:
         return None if error is None else str(error)
 
     @property
+    def environment_error(self) -> str | None:
+        """Why the environment (not the agent) spoiled this rollout (a verifier raised), or None."""
+        found = self.run.get("environmentError")
+        return None if found is None else str(found)
+
+    @property
     def agent_output(self) -> Any:
         """The agent's final answer, as result.json records it."""
         return self.result["agentOutput"]
@@ -147,6 +162,11 @@ class RolloutResult:
     def tool_calls(self) -> int:
         """Tool calls recorded (refused ones are not counted)."""
         return int(self.result["toolCalls"])
+
+
+def _tool_mistake(world: World) -> str:
+    """The first malformed tool of a pool's worlds ("" when none), computed once per pool."""
+    return tool_mistake(world.tool_list) or ""
 
 
 def tools_json(world: World) -> tuple[str, bytes, list[dict[str, Any]]]:
@@ -231,11 +251,16 @@ class Rollout:
         pool = (worlds or SHARED_WORLDS).pool(environment)
         world = pool.acquire()
         try:
+            # Once per pool: a malformed tool schema stops the run here, blamed on the environment.
+            check_tools(environment.name, [], pool.derived(_tool_mistake, world))
             run_id: str | None = None
             run_dir: Path | None = None
             if runs_dir is not None:
                 run_id, run_dir = allocate_run_dir(runs_dir)
-            trace = TraceWriter(run_dir / "trace.jsonl" if run_dir else None)
+            try:
+                trace = TraceWriter(run_dir / "trace.jsonl" if run_dir else None)
+            except OSError as exc:
+                raise unwritable(run_dir or runs_dir or Path("."), exc, "the run folder") from None
         except BaseException:
             pool.release(world)
             raise
@@ -345,7 +370,12 @@ class Rollout:
         conversation = self.conversation
         if conversation is not None:
             conversation.close(reason)
-        trace.event("agent_output", {"output": output})
+        output, output_chars = stored_output(output)
+        if output_chars is None:
+            trace.event("agent_output", {"output": output})
+        else:  # say so wherever the answer is kept
+            self.extra["agentOutputTruncated"] = {"chars": output_chars, "keptChars": len(output)}
+            trace.event("agent_output", {"output": output, "truncatedFrom": output_chars})
         trace.event(
             "run_end",
             {
@@ -360,9 +390,13 @@ class Rollout:
         state_diff = world.diff()
         changes = state_changes(world.initial(), world.state, state_diff)
         transcript = () if conversation is None else tuple(conversation.transcript)
-        graded, verifier_error = grade(verifier, world, output, task, state_diff, transcript)
+        graded, verifier_error, raised = grade(
+            verifier, world, output, task, state_diff, transcript, self.environment
+        )
         if verifier_error:
             error = f"{error}; {verifier_error}" if error else verifier_error
+        if raised:  # the environment's fault, not the agent's: counted apart
+            self.extra["environmentError"] = verifier_error
         result = build_result(
             graded,
             tool_calls=bridge.calls,
@@ -395,10 +429,13 @@ class Rollout:
             run.update(self.extra)
         run_dir = self.run_dir
         if run_dir is not None:
-            write_json_atomic(run_dir / "state-diff.json", state_diff)
-            write_json_atomic(run_dir / "state-changes.json", changes)
-            write_json_atomic(run_dir / "result.json", result)
-            write_json_atomic(run_dir / "run.json", run)
+            try:
+                write_json_atomic(run_dir / "state-diff.json", state_diff)
+                write_json_atomic(run_dir / "state-changes.json", changes)
+                write_json_atomic(run_dir / "result.json", result)
+                write_json_atomic(run_dir / "run.json", run)
+            except OSError as exc:  # a full or read-only disk: one line, never a traceback
+                raise unwritable(run_dir, exc, "the run folder") from None
         return RolloutResult(
             self.environment.name, task, result, state_diff, run, self.run_id, run_dir,
             changes, trace,
@@ -433,14 +470,32 @@ def grade(
     task: Task,
     state_diff: dict[str, Any],
     conversation: tuple[Mapping[str, str], ...] = (),
-) -> tuple[Score | None, str | None]:
-    """The verifier's score of the final world, or the one-line reason it could not grade."""
+    environment: Environment | None = None,
+) -> tuple[Score | None, str | None, bool]:
+    """The verifier's score of the final world, or the one-line reason it could not grade.
+
+    The third value is True when the verifier raised (the environment's fault): the reason then
+    names the line of the environment's code that raised (``environment`` given).
+    """
     try:
         # The verifier gets its own copy: what it does to it must not reach state-diff.json.
         context = VerifierContext(
             output_text(output), task, json_value(state_diff), json_value(conversation)
         )
         checks = verifier.check(world.state, world.initial(), context)
-        return score(verifier.id, checks), None
+        return score(verifier.id, checks), None, False
+    except VerifierError as exc:  # it graded nothing required: a failed grade, as before
+        return None, f"verifier {verifier.id} failed: {type(exc).__name__}: {exc}", False
     except Exception as exc:
-        return None, f"verifier {verifier.id} failed: {type(exc).__name__}: {exc}"
+        where = _where(exc, environment)
+        return None, f"verifier {verifier.id} failed at {where}{type(exc).__name__}: {exc}", True
+
+
+def _where(exc: BaseException, environment: Environment | None) -> str:
+    """``path:line: `` of the innermost frame in the environment's folder ("" without one)."""
+    if environment is None:
+        return ""
+    text = describe_exception(exc, environment.root / MANIFEST)
+    located = text[: len(text) - len(f"{type(exc).__name__}: {exc}")]
+    project = f"{environment.root.parent.parent}{os.sep}"
+    return located.replace(project, "", 1)

@@ -4,6 +4,8 @@ Contract: :func:`run_deep_checks` adds these findings (all errors) to a report:
 
 * ``solver_failed`` — the environment's ``solver.py`` does not pass a task (named, with its
   failed required checks or error); a solver that cannot load is one finding.
+* ``verifier_crashed`` — the task's verifier raised while grading the solver's run (file:line).
+* ``validation_timeout`` — the time limit for all the rollouts ran out (the rest not run).
 * ``noop_passes`` — the built-in no-op agent passes a task: a task an idle agent passes is broken
   (``noop_failed`` if that rollout could not even run).
 * ``nondeterministic`` — two solver runs of a task give different ``result.json`` or
@@ -17,13 +19,18 @@ Contract: :func:`run_deep_checks` adds these findings (all errors) to a report:
   ``create_state()`` (the rollback missed a change).
 
 Rollouts run in memory (``write_artifacts=False``); nothing is written to the project.
+:class:`DeepOptions` gives them a budget (``budget.*`` on the command line), a time limit for the
+whole validation (``validation_timeout`` when it runs out; the rollouts left are not started and
+each one's own timeout is cut to the time left) and a progress callback, told before each one.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,43 +39,118 @@ from silo.jsonio import canonical
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception, load_file
 from silo.rollout.core import SHARED_WORLDS
-from silo.rollout.run import RolloutResult, run_task
+from silo.rollout.run import Budget, RolloutResult, run_task
 from silo.schema.validator import validator_for
 from silo.tasks import Task
 
 if TYPE_CHECKING:
     from silo.validate.report import Report
 
-__all__ = ["run_deep_checks", "shared_object", "leaked_object"]
+__all__ = ["DeepOptions", "run_deep_checks", "shared_object", "leaked_object"]
 
 Calls = list[tuple[str, Any]]
 _MUTABLE = (dict, list, set, bytearray)
 
 
-def run_deep_checks(env: Environment, project: Path, report: Report) -> None:
+@dataclass
+class DeepOptions:
+    """How deep checks run: each rollout's budget, a limit for them all, progress lines."""
+
+    budget: Budget = field(default_factory=Budget)
+    time_limit_s: float | None = None
+    progress: Callable[[str], None] | None = None
+    deadline: float = float("inf")  # set when the checks start (monotonic seconds)
+
+    def start(self) -> None:
+        """Start the clock of :attr:`time_limit_s` (once: one limit for the whole validation)."""
+        if self.time_limit_s is not None and self.deadline == float("inf"):
+            self.deadline = time.monotonic() + self.time_limit_s
+
+    def budget_now(self) -> Budget | None:
+        """The budget of the next rollout, its timeout cut to the time left; None: no time left."""
+        if self.deadline == float("inf"):
+            return self.budget
+        left_ms = int((self.deadline - time.monotonic()) * 1000)
+        if left_ms <= 0:
+            return None
+        return replace(self.budget, timeout_ms=min(self.budget.timeout_ms, left_ms))
+
+
+class _OutOfTime(Exception):
+    """The validation's time limit ran out (reported once, as ``validation_timeout``)."""
+
+
+def run_deep_checks(
+    env: Environment, project: Path, report: Report, options: DeepOptions | None = None
+) -> None:
     """Run the solver and the no-op agent on every task in memory and add what they show."""
+    options = options or DeepOptions()
+    options.start()
     _check_independent_states(env, report)
     recorded: list[Calls] = []
     solver = _load_solver(env, report)
+    try:
+        _run_tasks(env, project, report, options, solver, recorded)
+    except _OutOfTime as stop:
+        report.error(
+            "validation_timeout",
+            f"the validation time limit ({options.time_limit_s:g} s) ran out before {stop}; "
+            "raise time_limit_s=, lower budget.timeout_ms= or fix the agent that hangs",
+        )
+        return
+    _check_reset(env, report)
+    _check_leaks(env, recorded, report)
+
+
+def _run_tasks(
+    env: Environment,
+    project: Path,
+    report: Report,
+    options: DeepOptions,
+    solver: Any,
+    recorded: list[Calls],
+) -> None:
+    rollout = _Rollouts(env, project, report, options)
     for task in env.tasks.values():
         if solver is not None:
-            first = _rollout(env, task, solver, project, report)
+            first = rollout(task, solver, "solver")
             if first is not None:
                 recorded.append(_calls(first))
                 _check_solver_run(env, task, first, report)
                 if getattr(solver, "deterministic", True):
-                    second = _rollout(env, task, solver, project, report)
+                    second = rollout(task, solver, "solver again")
                     if second is not None:
                         _check_same(task, first, second, report)
-        idle = _rollout(env, task, "noop", project, report)
+        idle = rollout(task, "noop", "noop")
         if idle is not None and idle.passed:
             report.error(
                 "noop_passes",
                 f'task "{task.id}" is passed by the no-op agent, which does nothing; a task an '
                 "idle agent passes is broken — require the change or answer the task asks for",
             )
-    _check_reset(env, report)
-    _check_leaks(env, recorded, report)
+
+
+class _Rollouts:
+    """Runs the deep checks' rollouts one by one under the options' budget and time limit."""
+
+    def __init__(
+        self, env: Environment, project: Path, report: Report, options: DeepOptions
+    ) -> None:
+        self.env, self.project, self.report, self.options = env, project, report, options
+        self.total = len(env.tasks) * 3
+        self.started = 0
+
+    def __call__(self, task: Task, agent: Any, label: str) -> RolloutResult | None:
+        budget = self.options.budget_now()
+        if budget is None:
+            raise _OutOfTime(f'task "{task.id}" ({label})')
+        self.started += 1
+        if self.options.progress is not None:
+            self.options.progress(
+                f"environments/{self.env.root.name}: {task.id} {label} "
+                f"({self.started}/{self.total} at most)"
+            )
+        return _rollout(self.env, task, agent, self.project, self.report, budget)
 
 
 def _load_solver(env: Environment, report: Report) -> Any:
@@ -87,12 +169,12 @@ def _load_solver(env: Environment, report: Report) -> Any:
 
 
 def _rollout(
-    env: Environment, task: Task, agent: Any, project: Path, report: Report
+    env: Environment, task: Task, agent: Any, project: Path, report: Report, budget: Budget
 ) -> RolloutResult | None:
     """The rollout, or None after reporting why it could not run (never raises)."""
     code = "noop_failed" if agent == "noop" else "solver_failed"
     try:
-        return run_task(env, task, agent, project_dir=project, write_artifacts=False)
+        return run_task(env, task, agent, budget, project_dir=project, write_artifacts=False)
     except SiloError as exc:
         report.error(code, f'task "{task.id}" could not run: {_short(exc.message, env)}')
     except Exception as exc:
@@ -113,6 +195,9 @@ def _short(text: str, env: Environment) -> str:
 
 def _check_solver_run(env: Environment, task: Task, run: RolloutResult, report: Report) -> None:
     if run.passed:
+        return
+    if run.environment_error:  # the verifier raised: its bug, not the solver's
+        report.error("verifier_crashed", f'task "{task.id}": {_short(run.environment_error, env)}')
         return
     failed = run.result.get("failedRequired") or []
     reasons = [f"failed required checks: {'; '.join(failed)}"] if failed else []

@@ -38,20 +38,24 @@ deep_skipped                warning  deep checks asked for, but the static check
 ==========================  =======  ================================================
 
 Deep checks (``deep=True``; by default when ``solver.py`` exists) run rollouts in memory and add
-``solver_failed``, ``noop_passes``, ``nondeterministic``, ``create_state_shared``,
-``tool_leaks_state`` and ``world_not_reset`` (see :mod:`silo.validate.deep`).
+``solver_failed``, ``verifier_crashed`` (the verifier raised: the environment's bug, not the
+solver's), ``noop_passes``, ``nondeterministic``, ``create_state_shared``, ``tool_leaks_state``,
+``world_not_reset`` and ``validation_timeout`` (see :mod:`silo.validate.deep`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from silo.errors import EnvironmentLoadError
 from silo.loading.environment import find_project_dir, resolve_environment_dir
 from silo.validate.static import check_data, check_loading, check_runtime, check_wiring
 from silo.validate.task_ids import check_task_ids
+
+if TYPE_CHECKING:
+    from silo.validate.deep import DeepOptions
 
 __all__ = ["Finding", "Report", "validate_environment"]
 
@@ -116,11 +120,15 @@ class Report:
 
 
 def validate_environment(
-    env: str | Path, project_dir: Path | None = None, deep: bool | None = None
+    env: str | Path,
+    project_dir: Path | None = None,
+    deep: bool | None = None,
+    options: DeepOptions | None = None,
 ) -> Report:
     """Validate ``env`` (a name under ``environments/`` or a folder).
 
-    ``deep=None`` runs the deep checks when the environment ships a ``solver.py``.
+    ``deep=None`` runs the deep checks when the environment ships a ``solver.py``; ``options``
+    are their budget, time limit and progress (see :class:`~silo.validate.deep.DeepOptions`).
     """
     project = Path(project_dir).resolve() if project_dir else find_project_dir()
     root = (env if isinstance(env, Path) else resolve_environment_dir(env, project)).resolve()
@@ -154,5 +162,5 @@ def validate_environment(
     elif deep:
         from silo.validate.deep import run_deep_checks  # imports the rollout engine: only now
 
-        run_deep_checks(parts.environment(), project, report)
+        run_deep_checks(parts.environment(), project, report, options)
     return report

@@ -68,7 +68,7 @@ class Whole:
 class Journal:
     """A world's record of what its rollout touched, over its base, and its index watchers."""
 
-    __slots__ = ("base", "root", "mode", "dirty", "recs", "root_keys", "watchers")
+    __slots__ = ("base", "root", "mode", "dirty", "recs", "root_keys", "watchers", "savepoint")
 
     def __init__(self, base: Base) -> None:
         self.base = base
@@ -80,6 +80,8 @@ class Journal:
         # Per collection, the indexes (silo.world.indexes) filed over it, told of every change so
         # they re-file just the rows touched. Any mode: an index must stay true to the world.
         self.watchers: dict[Any, dict[Any, Any]] = {}
+        # The open savepoint of the running tool call (silo.world.savepoint), told first.
+        self.savepoint: Any = None
 
     @property
     def read_only(self) -> bool:
@@ -97,6 +99,8 @@ class Journal:
                 )
             self.dirty = True
             return
+        if self.savepoint is not None:
+            self.savepoint.touch(top, row, key, op)
         if top is ROOT:
             self._touch_top(key)
         elif row is COLL:

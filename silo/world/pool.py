@@ -29,6 +29,7 @@ from silo.tools import Tool
 from silo.world.cow import Base
 from silo.world.diff import ABSENT, diff_states, diff_value, row_keys
 from silo.world.journal import ACTIVE, FROZEN, Journal, Log, Rows, StateMutationError
+from silo.world.savepoint import Savepoint
 from silo.world.tracked import NotTrackable
 
 __all__ = ["World", "WorldPool", "WorldPools", "StateMutationError"]
@@ -72,6 +73,10 @@ class World:
     def tracked(self) -> bool:
         """True when the state is journaled (False: a deep-copied snapshot instead)."""
         return self._journal is not None
+
+    def savepoint(self) -> Savepoint | None:
+        """A savepoint that undoes one tool call (None: this world is not journaled)."""
+        return None if self._journal is None else Savepoint(self._journal)
 
     def begin(self) -> None:
         """Start recording: the rollout begins, every first touch is saved from now on."""

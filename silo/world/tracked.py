@@ -212,6 +212,7 @@ class TrackedList(list[Any]):
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 
 
 def slot(container: Any) -> tuple[ChangeListener, Any, Any] | None:
@@ -232,14 +233,19 @@ def tracked_dict(items: Any, journal: ChangeListener, top: Any, row: Any) -> Tra
 def track(value: Any, journal: ChangeListener, top: Any, row: Any) -> Any:
     """A tracked deep copy of ``value`` whose containers all belong to slot ``(top, row)``."""
     cls = type(value)
+    # Scalars are taken as they are without a call each: most of a row is scalars.
     if cls is dict or cls is TrackedDict:
-        return tracked_dict(
-            {k: track(v, journal, top, row) for k, v in value.items()}, journal, top, row
-        )
+        items = {
+            k: v if type(v) in _SCALAR_TYPES else track(v, journal, top, row)
+            for k, v in value.items()
+        }
+        return tracked_dict(items, journal, top, row)
     if cls is list or cls is TrackedList:
         lst = TrackedList()
         lst._j, lst._top, lst._row = journal, top, row
-        list.extend(lst, [track(v, journal, top, row) for v in value])
+        list.extend(
+            lst, [v if type(v) in _SCALAR_TYPES else track(v, journal, top, row) for v in value]
+        )
         return lst
     if cls in _SCALARS:
         return value

@@ -27,7 +27,8 @@ def build(name: str, seed: int = 7, **settings: Any) -> Any:
     return resolve_agent(config["agent"], None, ROOT)
 
 
-def test_openai_config_defaults() -> None:
+def test_openai_config_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     resolved = build("openai", model="gpt-test")
     agent = resolved.fn
     assert isinstance(agent, OpenAIAgent) and resolved.deterministic is False
@@ -38,6 +39,16 @@ def test_openai_config_defaults() -> None:
         30,
         None,
     )
+
+
+@pytest.mark.parametrize(("agent", "variable"), [("openai", "OPENAI"), ("anthropic", "ANTHROPIC")])
+def test_a_missing_api_key_stops_the_agent_being_built(
+    agent: str, variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(f"{variable}_API_KEY", raising=False)
+    monkeypatch.delenv(f"{variable}_BASE_URL", raising=False)
+    with pytest.raises(SiloError, match=f"^no API key: set the {variable}_API_KEY environment"):
+        build(agent, model="m")  # a run that could not start, never a graded rollout
 
 
 def test_random_config_follows_the_run_seed() -> None:

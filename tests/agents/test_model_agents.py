@@ -24,7 +24,7 @@ from fake_server import Reply
 
 import silo
 from silo.agents.anthropic import AnthropicAgent
-from silo.agents.contract import CancelSignal, RunLimitError
+from silo.agents.contract import AgentError, CancelSignal, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
 from silo.agents.model import ModelAgent, tools_json
 from silo.agents.openai import OpenAIAgent
@@ -164,6 +164,7 @@ def test_pass_through_settings_reach_the_request(tmp_path: Path, api: Api) -> No
 def test_identity_names_the_model_and_never_a_credential(api: Api) -> None:
     agent = api.agent(
         model="m-1",
+        api_key_env=KEY_ENV,
         base_url="https://user:s3cret@models.example:8443/v1?key=abc#frag",
         temperature=0.3,
         seed=5,
@@ -195,10 +196,9 @@ def test_missing_key_for_a_remote_endpoint_is_one_line(
     tmp_path: Path, api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(KEY_ENV)
-    agent = api.agent(model="m", api_key_env=KEY_ENV, base_url="https://models.example.invalid/v1")
-    result = run(tmp_path, agent)
-    assert result.termination_reason == "agent_error"
-    assert KEY_ENV in result.error and "\n" not in result.error
+    with pytest.raises(AgentError) as refused:  # when built: a run that could not start
+        api.agent(model="m", api_key_env=KEY_ENV, base_url="https://models.example.invalid/v1")
+    assert KEY_ENV in str(refused.value) and "\n" not in str(refused.value)
 
 
 def test_rollouts_of_a_process_share_one_endpoint(

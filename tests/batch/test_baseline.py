@@ -189,7 +189,10 @@ def test_tool_events_filter_keeps_only_tool_events() -> None:
     ]
 
 
-def test_non_deterministic_agents_are_refused(toy_project: Path) -> None:
+def test_non_deterministic_agents_are_refused(
+    toy_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # built, then refused as not deterministic
     with pytest.raises(SiloError) as caught:
         model = {"_target_": "silo.agents.openai.OpenAIAgent", "model": "any-model"}
         require_deterministic(target(model, label="openai"), toy_project)

@@ -129,7 +129,10 @@ def test_golden_of_a_deleted_task_is_stale(recorded: Path) -> None:
     assert narrow.returncode == 0 and "STALE   " not in narrow.stdout
 
 
-def test_recording_a_non_deterministic_agent_is_refused(project: Path) -> None:
+def test_recording_a_non_deterministic_agent_is_refused(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the agent builds; then it is refused
     proc = baseline(project, "record", "env=toy", "agent=openai", "agent.model=gpt-4.1-mini")
     assert proc.returncode == 2 and proc.stdout == ""
     (line,) = proc.stderr.splitlines()

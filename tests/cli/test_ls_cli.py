@@ -36,6 +36,18 @@ def test_json(toy_project: Path) -> None:
         "name": "read",
         "readOnly": True,
         "description": "Read one counter.",
+        "inputSchema": {  # what the agent is offered, as @tool or define_tool made it
+            "type": "object",
+            "properties": {
+                "id": {
+                    "type": "string",
+                    "description": "Counter id, e.g. C-1.",
+                    "pattern": "^C-\\d+$",
+                }
+            },
+            "required": ["id"],
+            "additionalProperties": False,
+        },
     }
     listing = json.loads(run("silo-ls", toy_project, "--json").stdout)
     assert listing == {"environments": [{"name": "toy", "template": "blank", "tasks": 3}]}

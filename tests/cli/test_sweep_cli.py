@@ -30,9 +30,9 @@ def test_joblib_two_workers_match_the_sequential_sweep(toy_project: Path, tmp_pa
     grid = [
         "-m",
         "env=toy",
-        "task=TASK-001,TASK-002,TASK-003",
+        "task=TASK-001,TASK-003",
         "agent=solver,noop",
-        "runs=2",
+        "runs=3",
         "fail_on_error=false",
     ]
     sequential = silo_run(toy_project, *grid)
@@ -50,7 +50,7 @@ def test_joblib_two_workers_match_the_sequential_sweep(toy_project: Path, tmp_pa
     pids = {json.loads(p.read_text())["runId"] for p in group.glob("*/run.json")}
     assert len(pids) == 12  # every rollout its own folder
     summary = json.loads((group / "summary.json").read_text())
-    assert summary["rollouts"] == 12 and summary["passed"] == 2
+    assert summary["rollouts"] == 12 and summary["passed"] == 3
 
 
 def test_failed_rollout_in_a_sweep_exits_one(toy_project: Path) -> None:

@@ -58,11 +58,13 @@ def test_no_input_and_an_empty_object_run_the_tool_with_empty_args() -> None:
 def test_a_falsy_or_non_object_input_is_invalid_and_the_tool_does_not_run(value: Any) -> None:
     bridge, trace = _bridge()
     out = bridge.call_tool("count", value)
+    (problem,) = out["output"]["details"]["problems"]  # it names what came instead
+    assert problem.startswith("input must be a JSON object, not ")
     assert out == {
         "output": {
             "code": "invalid_input",
-            "message": 'Invalid arguments for "count": input must be a JSON object.',
-            "details": {"problems": ["input must be a JSON object"]},
+            "message": f'Invalid arguments for "count": {problem}.',
+            "details": {"problems": [problem]},
         },
         "isError": True,
     }

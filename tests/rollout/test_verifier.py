@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,14 @@ def test_no_required_check_is_an_error() -> None:
 def test_raising_verifier_fails_the_run_with_reason_and_artifacts(toy_project: Path) -> None:
     result = run_task("toy", "TASK-002", "solver", project_dir=toy_project)
     assert result.passed is False and result.reward == 0.0
-    assert result.error == "verifier VER-002 failed: ValueError: verifier bug"
+    line = _line_of(toy_project / "environments" / "toy" / "env.py", 'raise ValueError("verifier')
+    expected = (
+        f"verifier VER-002 failed at environments/toy/env.py:{line}: ValueError: verifier bug"
+    )
+    assert result.error == expected
+    assert result.environment_error == expected  # the environment's fault, not the agent's
+    assert json.loads((result.run_dir / "run.json").read_text())["environmentError"] == expected
+    assert json.loads((result.run_dir / "result.json").read_text())["error"] == expected
     assert {p.name for p in result.run_dir.iterdir()} == {
         "trace.jsonl",
         "result.json",
@@ -66,3 +74,8 @@ def test_verifier_context_carries_a_copy_of_the_state_diff(toy_project: Path) ->
     result = run_task("toy", "TASK-001", "solver", project_dir=toy_project, write_artifacts=False)
     assert result.passed, result.error
     assert result.state_diff["collections"]["counters"]["changed"] == ["C-1"]
+
+
+def _line_of(path: Path, text: str) -> int:
+    lines = path.read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)

@@ -87,6 +87,9 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
             _say(exc.message)
             return 2
         print_rollout(result, project)
+        if result.environment_error:  # the environment failed, not the agent
+            _say(f"{result.environment_error}; fix the environment's code")
+            return 2
         return 0 if result.passed or not plan.fail_on_error else 1
     if group_dir is None:
         from silo.artifacts.run_folder import allocate_run_dir
@@ -108,6 +111,9 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         max_concurrency=plan.max_concurrency,
     )
     failed = [o for o in outcomes if not o.passed]
+    skipped = sum(1 for o in outcomes if o.resumed)
+    if skipped:
+        print(f"resume: {skipped} of {len(outcomes)} rollouts skipped (already completed)")
     if group_dir.name.startswith("group_"):
         from silo.batch.summary import write_summary
 
@@ -120,6 +126,8 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         print(
             f"{task} {plan.points[0].agent_label if plan.points else ''}: {passes}/{len(outcomes)} passed"
         )
+    if any(o.infra_error for o in outcomes):  # could not start, or a verifier raised
+        return 2
     if failed and plan.fail_on_error:
         return 1
     return 0
