@@ -46,6 +46,7 @@ def test_a_model_user_cannot_be_pinned_as_a_baseline() -> None:
     proc = run(
         "silo-baseline", REPO, "record", "env=crm", "agent=solver", "task=TASK-007",
         "user=openai", "user.model=m",
+        extra_env={"OPENAI_API_KEY": "sk-test"},  # a key, so the refusal is for determinism
     )  # fmt: skip
     assert proc.returncode == 2
     assert "is not deterministic" in one_line_error(proc, "silo-baseline")
