@@ -25,6 +25,7 @@ __all__ = [
     "json_copy",
     "json_copy_utf8",
     "pretty",
+    "remove_if_stale",
     "remove_stale_temporaries",
     "write_json_atomic",
     "write_text_atomic",
@@ -317,6 +318,25 @@ def remove_stale_temporaries(folder: str, name: str) -> None:
             continue
         with contextlib.suppress(OSError):
             os.unlink(os.path.join(folder, entry))
+
+
+def remove_if_stale(folder: str, entry: str) -> bool:
+    """Remove ``entry`` from ``folder`` when it is a ``.<name>.<pid>.tmp`` of a process that is gone.
+
+    For scans of folders that nothing writes again (a killed rollout's run folder): the write
+    that would have replaced the file is never made, so its temporary is removed here. True
+    when the file was removed.
+    """
+    parts = entry.rsplit(".", 2)
+    if len(parts) != 3 or not parts[0].startswith(".") or parts[2] != "tmp":
+        return False
+    if not parts[1].isdigit() or _alive(int(parts[1])):
+        return False
+    try:
+        os.unlink(os.path.join(folder, entry))
+    except OSError:
+        return False
+    return True
 
 
 def _alive(pid: int) -> bool:

@@ -21,6 +21,7 @@ a group), :func:`group_cells` (by task × agent), :func:`cell_row` and :func:`ag
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from silo.artifacts.documents import (
     SummaryRow,
     read_document,
 )
+from silo.jsonio import remove_if_stale
 
 __all__ = [
     "Rollout",
@@ -47,6 +49,7 @@ __all__ = [
     "format_table",
     "group_cells",
     "load_group",
+    "run_folders",
     "load_rollout",
     "pass_hat_k",
     "summarize",
@@ -141,9 +144,26 @@ def _group_records(group_dir: Path, name: str) -> list[dict[str, Any]]:
     return [r for path in sorted(group_dir.rglob(name)) for r in _read_jsonl(path)]
 
 
+def run_folders(group_dir: Path) -> list[Path]:
+    """The folders holding a ``run.json`` at any depth under ``group_dir``, sorted.
+
+    On the way it removes the ``.<artifact>.<pid>.tmp`` files that a process killed mid-write
+    left (their process is gone): nothing writes into a killed rollout's folder again, so this
+    scan is the one place that sees them.
+    """
+    found: list[Path] = []
+    for folder, _subfolders, files in os.walk(group_dir):
+        if "run.json" in files:
+            found.append(Path(folder))
+        for entry in files:
+            if entry.endswith(".tmp") and entry.startswith("."):
+                remove_if_stale(folder, entry)
+    return sorted(found)
+
+
 def load_group(group_dir: Path) -> list[Rollout]:
     """Every finished rollout of a group: run folders at any depth, then ``resumed.jsonl``'s."""
-    folders = dict.fromkeys(sorted(p.parent for p in group_dir.rglob("run.json")), False)
+    folders = dict.fromkeys(run_folders(group_dir), False)
     for record in _group_records(group_dir, "resumed.jsonl"):
         folders[Path(record["runDir"])] = True  # skipped by this group: run by an earlier one
     loaded = (load_rollout(folder, resumed) for folder, resumed in folders.items())
