@@ -26,6 +26,7 @@ __all__ = [
     "json_copy_utf8",
     "pretty",
     "remove_if_stale",
+    "remove_stale_in",
     "remove_stale_temporaries",
     "write_json_atomic",
     "write_text_atomic",
@@ -337,6 +338,16 @@ def remove_if_stale(folder: str, entry: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def remove_stale_in(folder: str) -> None:
+    """Remove every ``.<name>.<pid>.tmp`` in ``folder`` whose process is gone (see above)."""
+    try:
+        entries = [e for e in os.listdir(folder) if e.endswith(".tmp") and e.startswith(".")]
+    except OSError:
+        return
+    for entry in entries:
+        remove_if_stale(folder, entry)
 
 
 def _alive(pid: int) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.distribution import version
-from silo.jsonio import write_text_atomic
+from silo.jsonio import remove_stale_in, write_text_atomic
 from silo.view.html import mapping
 from silo.view.index_page import GroupEntry, index_body
 from silo.view.read_json import read_json
@@ -61,6 +61,9 @@ def _discover(runs_dir: Path) -> tuple[list[_Run], dict[str, Path]]:
     for entry in entries:
         kind = folder_kind(entry)
         if kind == "run":
+            # A loose run's folder is never written again: the one place its killed writer's
+            # temporaries are seen (a group's are removed when the group is read).
+            remove_stale_in(str(entry))
             runs.append(_Run(entry, "", f"runs/{entry.name}.html"))
         elif kind == "group":
             groups[entry.name] = entry
