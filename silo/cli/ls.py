@@ -24,6 +24,7 @@ from silo.loading.environment import (
     load_environment,
     read_manifest,
 )
+from silo.loading.installed import installed_names
 from silo.loading.modules import describe_exception
 
 __all__ = ["main", "environments_listing", "environment_listing"]
@@ -63,7 +64,10 @@ def environments_listing(project: Path) -> dict[str, Any]:
             template = None
         tasks = len(list((root / "tasks").glob("*.json"))) if (root / "tasks").is_dir() else 0
         rows.append({"name": name, "template": template, "tasks": tasks})
-    return {"environments": rows}
+    # Installed packages' environments work with env= from any folder; the project's own
+    # folder of the same name wins, so those are not listed twice.
+    own = {row["name"] for row in rows}
+    return {"environments": rows, "installed": [n for n in installed_names() if n not in own]}
 
 
 def environment_listing(name: str, project: Path) -> dict[str, Any]:
@@ -110,10 +114,13 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 def _environments_text(document: dict[str, Any], project: Path) -> str:
     rows = document["environments"]
+    installed = document["installed"]
+    tail = [f"Installed (env=<name> from any folder): {', '.join(installed)}"] if installed else []
     if not rows:
-        return f"No environments in {project / 'environments'}; create one with: silo-init <name>"
+        empty = f"No environments in {project / 'environments'}; create one with: silo-init <name>"
+        return "\n".join([empty, *tail])
     table = [[r["name"], r["template"] or "-", f"{r['tasks']} tasks"] for r in rows]
-    return "\n".join([f"Environments ({len(rows)}):", *_table(table)])
+    return "\n".join([f"Environments ({len(rows)}):", *_table(table), *tail])
 
 
 def _clip(text: str, width: int = 100) -> str:

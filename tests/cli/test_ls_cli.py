@@ -14,7 +14,11 @@ from tests.cli._console import one_line_error, run
 def test_lists_environments(toy_project: Path) -> None:
     proc = run("silo-ls", toy_project)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["Environments (1):", "  toy  blank  3 tasks"]
+    lines = proc.stdout.splitlines()
+    assert lines[:2] == ["Environments (1):", "  toy  blank  3 tasks"]
+    # The environments this repository ships as packages (installed with it) work from any
+    # folder, so they are listed too.
+    assert lines[2:] == ["Installed (env=<name> from any folder): crm, erp, project"]
 
 
 def test_lists_tasks_and_tools(toy_project: Path) -> None:
@@ -50,13 +54,19 @@ def test_json(toy_project: Path) -> None:
         },
     }
     listing = json.loads(run("silo-ls", toy_project, "--json").stdout)
-    assert listing == {"environments": [{"name": "toy", "template": "blank", "tasks": 3}]}
+    assert listing == {
+        "environments": [{"name": "toy", "template": "blank", "tasks": 3}],
+        "installed": ["crm", "erp", "project"],
+    }
 
 
 def test_empty_project(tmp_path: Path) -> None:
     proc = run("silo-ls", tmp_path)
     assert proc.returncode == 0
     assert proc.stdout.startswith("No environments in ")
+    assert (
+        proc.stdout.splitlines()[1] == "Installed (env=<name> from any folder): crm, erp, project"
+    )
 
 
 @pytest.mark.parametrize(
