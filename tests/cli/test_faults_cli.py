@@ -83,6 +83,30 @@ def test_a_read_only_runs_folder_is_one_line(toy_project: Path) -> None:
     assert "is read-only; make it writable" in one_line_error(proc, "silo-run")
 
 
+def _refuses_writes(folder: Path) -> bool:
+    """Whether even this user (root too) cannot create anything in ``folder``."""
+    try:
+        (folder / "silo-probe").mkdir()
+    except OSError:
+        return True
+    (folder / "silo-probe").rmdir()
+    return False
+
+
+def test_a_runs_folder_on_a_read_only_file_system_is_one_line(toy_project: Path) -> None:
+    # sysfs refuses new folders to every user, so this runs as root too (unlike chmod).
+    runs = Path("/sys/kernel")
+    if not runs.is_dir() or not _refuses_writes(runs):
+        pytest.skip("no folder here that refuses writes to every user")
+    proc = run(
+        "silo-run", toy_project, "env=toy", "task=TASK-001", "agent=solver", f"runs_dir={runs}"
+    )
+    assert proc.returncode == 2
+    assert one_line_error(proc, "silo-run") == (
+        f"the runs folder {runs} is read-only; make it writable, or set runs_dir=<folder>"
+    )
+
+
 @pytest.fixture
 def baseline_project(toy_project: Path) -> Path:
     (toy_project / "baselines").mkdir()
