@@ -32,7 +32,8 @@ def test_the_distribution_is_silo_worlds_importing_silo() -> None:
 
 def test_the_readme_installs_this_project_by_its_distribution_name() -> None:
     first = (REPO / "README.md").read_text(encoding="utf-8").split("```bash\n", 1)[1]
-    assert f"pip install -q {DISTRIBUTION} && " in first.splitlines()[0]
+    # By name, from the checkout: it works on a fresh clone, and pip checks the name matches.
+    assert f'pip install -q "{DISTRIBUTION} @ file://$PWD" && ' in first.splitlines()[0]
 
 
 def test_no_hint_or_page_installs_the_other_silo() -> None:
@@ -66,3 +67,15 @@ def test_floors_pin_each_direct_dependency_at_its_minimum() -> None:
     pins = _floors_module().floor_pins(REPO / "pyproject.toml")
     assert "orjson==3.11.7" in pins and "openai==3.0" in pins and "hydra-core==1.3.2" in pins
     assert not any(pin.startswith(("pytest", "mypy", "ruff", "mcp")) for pin in pins)
+
+
+def test_every_subpackage_of_silo_is_in_the_wheel() -> None:
+    # setuptools' explicit list: a subpackage missing from it works in an editable install and
+    # fails with ModuleNotFoundError from a wheel (silo.users once did).
+    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    on_disk = {
+        ".".join(init.parent.relative_to(REPO).parts)
+        for init in (REPO / "silo").rglob("__init__.py")
+        if "templates" not in init.parts  # templates are package data of silo.templates
+    }
+    assert on_disk - listed == set()
