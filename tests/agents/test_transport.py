@@ -24,8 +24,10 @@ class _OneAnswerEach(socketserver.BaseRequestHandler):
             data += self.request.recv(65536)
         if self.server.delay_s:  # type: ignore[attr-defined]
             time.sleep(self.server.delay_s)  # type: ignore[attr-defined]
-        self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        # Counted before answering: the client may read the answer (and the test count) before
+        # this thread runs again.
         self.server.connections += 1  # type: ignore[attr-defined]
+        self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 
 
 @pytest.fixture
