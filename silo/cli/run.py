@@ -25,10 +25,19 @@ from silo.cli.hydra.setup import check_group_overrides, prepare
 from silo.cli.hydra.task import RunTask
 from silo.errors import SiloError
 
-__all__ = ["compose_single_run", "main", "run"]
+__all__ = ["compose_single_run", "flags_first", "main", "run"]
 
 # Arguments that make Hydra print something instead of running: no override check for them.
 _HYDRA_INFO = ("--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "-i")
+# Hydra's flags that take no value. Its parser reads the overrides as one run of words, so
+# ``env=crm -m task=a,b`` would refuse ``task=a,b`` with a page of usage; with these flags moved
+# first the command means what it says.
+_FLAGS_ANYWHERE = ("-m", "--multirun", "-r", "--run", "--resolve")
+
+
+def flags_first(argv: list[str]) -> list[str]:
+    """``argv`` with Hydra's value-less flags moved before everything else, order kept."""
+    return [a for a in argv if a in _FLAGS_ANYWHERE] + [a for a in argv if a not in _FLAGS_ANYWHERE]
 
 
 def run() -> int:
@@ -37,6 +46,7 @@ def run() -> int:
     Returns the exit status: the worst of the rollouts' (see :class:`RunTask`), 2 for a
     mistake found before Hydra starts or a config Hydra could not compose.
     """
+    sys.argv[1:] = flags_first(sys.argv[1:])  # Hydra reads sys.argv itself
     args = sys.argv[1:]
     if not sys.stdout.isatty():  # Ray's driver colours its workers' output unless told not to
         os.environ.setdefault("RAY_COLOR_PREFIX", "0")
