@@ -314,11 +314,7 @@ def remove_stale_temporaries(folder: str, name: str) -> None:
     except OSError:
         return
     for entry in entries:
-        pid = entry[len(prefix) :].removesuffix(".tmp")
-        if not entry.endswith(".tmp") or not pid.isdigit() or _alive(int(pid)):
-            continue
-        with contextlib.suppress(OSError):
-            os.unlink(os.path.join(folder, entry))
+        remove_if_stale(folder, entry)
 
 
 def remove_if_stale(folder: str, entry: str) -> bool:

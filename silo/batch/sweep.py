@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.artifacts.run_folder import unwritable
 from silo.batch.point import Point, expand_tasks, point_id, run_point
+from silo.batch.summary import run_folders
 from silo.errors import ConfigError, SiloError
 from silo.loading.environment import Environment, load_environment
 from silo.rollout.run import Interrupt
@@ -75,13 +76,13 @@ def completed_points(runs_root: Path) -> dict[str, Path]:
     Any depth: a sweep's ``hydra.sweep.subdir`` (e.g. ``${hydra.job.num}``) nests its runs.
     """
     found: dict[str, Path] = {}
-    for run_json in sorted(runs_root.rglob("run.json")):
+    for folder in run_folders(runs_root):
         try:
-            run = json.loads(run_json.read_text(encoding="utf-8"))
+            run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             continue
-        if run.get("pointId") and (run_json.parent / "result.json").is_file():
-            found.setdefault(run["pointId"], run_json.parent)
+        if run.get("pointId") and (folder / "result.json").is_file():
+            found.setdefault(run["pointId"], folder)
     return found
 
 
