@@ -2,7 +2,7 @@
 
 Contract: :class:`ShapeSweeper` sweeps exactly like Hydra's ``BasicSweeper`` (same grammar, same
 cartesian product and job order, ``hydra.sweeper.params``, ``max_batch_size``, ``multirun.yaml``
-in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with four differences:
+in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with five differences:
 
 * Before launching anything, it composes one job per distinct *shape* of the sweep instead of
   every job (the basic sweeper composes each job in this process, one after the other, and the
@@ -23,6 +23,9 @@ in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with four 
   as with the basic sweeper.
 * With ``submitit_local`` (``hydra/launcher=slurm_local``), which starts every job it is
   handed at once, batches default to this machine's cores instead of the whole sweep.
+* With hydra-joblib-launcher (``hydra/launcher=joblib``), ``batch_size: auto`` means up to 8
+  jobs per joblib batch, chosen from the sweep's size (see :mod:`silo.cli.hydra.launchers`);
+  the launcher is instantiated once the jobs are known, and ``multirun.yaml`` records the size.
 * The exit status of the sweep (the worst of its jobs' statuses, 2 for a job that failed) goes
   to the :class:`~silo.cli.hydra.task.RunTask` that launched it, whatever launcher ran the jobs
   (a job's status comes back in its ``JobReturn``).
@@ -56,9 +59,10 @@ from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, OmegaConf
 
 from silo.cli.hydra.errors import composition_error
+from silo.cli.hydra.launchers import choose_joblib_batch_size, local_pool_size
 from silo.cli.hydra.task import RunTask
 
-__all__ = ["ShapeSweeper", "local_pool_size", "split_arguments"]
+__all__ = ["ShapeSweeper", "split_arguments"]
 
 
 def split_arguments(
@@ -107,19 +111,16 @@ class ShapeSweeper(Sweeper):
     def setup(
         self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig
     ) -> None:
-        """Keep what :meth:`sweep` needs and instantiate the configured launcher, as Hydra's."""
+        """Keep what :meth:`sweep` needs (which instantiates the launcher, knowing the jobs)."""
         self.hydra_context = hydra_context
         self.config = config
         self.task_function = task_function
-        self.launcher = Plugins.instance().instantiate_launcher(
-            hydra_context=hydra_context, task_function=task_function, config=config
-        )
 
     def sweep(self, arguments: list[str]) -> Any:
         """Expand, check (one composition per shape) and launch the jobs, batch by batch."""
         assert self.config is not None
-        assert self.launcher is not None
         assert self.hydra_context is not None
+        assert self.task_function is not None
         params_conf = [f"{k}={v}" for k, v in self.params.items()] + list(arguments)
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
         batch_size = self.max_batch_size or local_pool_size(self.config)
@@ -133,9 +134,13 @@ class ShapeSweeper(Sweeper):
             sys.stderr.write(f"silo-run: {exc}\n")  # one line (see validate_batch_is_legal)
             self._exit_status(2)
             return []  # nothing ran, no sweep folder: the summary callback has nothing to say
+        choose_joblib_batch_size(self.config, sum(len(batch) for batch in self.overrides))
+        self.launcher = Plugins.instance().instantiate_launcher(
+            hydra_context=self.hydra_context, task_function=self.task_function, config=self.config
+        )
         sweep_dir = Path(self.config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)
-        OmegaConf.save(self.config, sweep_dir / "multirun.yaml")
+        OmegaConf.save(self.config, sweep_dir / "multirun.yaml")  # with the batch size chosen
 
         returns: list[Sequence[JobReturn]] = []
         initial_job_idx = 0
@@ -274,19 +279,6 @@ def _job_exception(result: JobReturn) -> BaseException:
         except BaseException as exc:  # whatever the task raised, as Hydra stored it
             return exc
     raise AssertionError(f"job {result.overrides} failed without an exception")
-
-
-# Launchers that start every job of a batch at once on this machine, with no limit of their own.
-_UNBOUNDED_LOCAL = ("hydra_plugins.hydra_submitit_launcher.submitit_launcher.LocalLauncher",)
-
-
-def local_pool_size(config: DictConfig) -> int | None:
-    """Jobs per batch for a launcher in :data:`_UNBOUNDED_LOCAL`: this machine's cores."""
-    if OmegaConf.select(config, "hydra.launcher._target_") not in _UNBOUNDED_LOCAL:
-        return None
-    from silo.cli.hydra.setup import usable_cores
-
-    return usable_cores()
 
 
 def _full_error() -> bool:
