@@ -11,7 +11,10 @@ Variants, each a real ``silo-run`` subprocess (and ``run_points`` in a fresh pro
   rollout, run in sequence by Hydra's basic launcher, swept by silo-run's default sweeper
   (``hydra/sweeper=silo``: one composition per job, in the launcher).
 * ``joblib x2``  — the same multirun with ``hydra/launcher=joblib hydra.launcher.n_jobs=2``
-  (the hydra-joblib-launcher plugin as it is).
+  (the hydra-joblib-launcher plugin as it is; Silo's sweeper sets its ``batch_size: auto`` to
+  8 jobs a joblib batch here, see ``silo/cli/hydra/launchers.py``). ``--one-job-batches`` also
+  runs it with ``hydra.launcher.batch_size=1``, which is what joblib's own adaptive batching
+  gave for these jobs (the before/after comparison of that choice).
   ``--launcher-repeat R`` runs each launcher R times, alternating them, and reports medians;
   ``--hydra-sweeper`` also runs both with Hydra's own ``hydra/sweeper=basic`` (which composes
   every job once more, serially, in the parent) for the before/after comparison. Each launcher
@@ -138,6 +141,11 @@ def main() -> None:
         "--launcher-repeat", type=int, default=1, help="runs of each launcher, alternated"
     )
     p.add_argument(
+        "--one-job-batches",
+        action="store_true",
+        help="also run joblib with 1 job a batch (joblib's adaptive batching for these jobs)",
+    )
+    p.add_argument(
         "--hydra-sweeper",
         action="store_true",
         help="also run both launchers with Hydra's basic sweeper (the former default)",
@@ -228,6 +236,8 @@ def main() -> None:
         sweep = ["-m", "env=crm", "task=TASK-002", f"+rep=range(0,{m})"]
         joblib = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
         variants = {"basic": [], "joblib": joblib}
+        if args.one_job_batches:
+            variants["joblib, 1 job a batch"] = [*joblib, "hydra.launcher.batch_size=1"]
         if args.hydra_sweeper:
             variants["basic, hydra sweeper"] = ["hydra/sweeper=basic"]
             variants["joblib, hydra sweeper"] = [*joblib, "hydra/sweeper=basic"]
