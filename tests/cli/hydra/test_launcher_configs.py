@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_module
 
-from silo.cli.hydra.setup import prepare
 from silo.cli.hydra.launchers import local_pool_size
+from silo.cli.hydra.setup import prepare
 from tests.cli._console import run
 
 
