@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
+    "actor_id",
     "DATE_PATTERN",
     "EMAIL_PATTERN",
     "QUERY_DESCRIPTION",
@@ -87,6 +88,18 @@ def text(description: str, *, min_length: int = 1, max_length: int = 200) -> Sch
 def matching(description: str, pattern: str) -> Schema:
     """A string that must match ``pattern``: an id of the environment's shape, a code, a date."""
     return {"type": "string", "description": description, "pattern": pattern}
+
+
+def actor_id(pattern: str, kind: str, example: str, description: str = "") -> Schema:
+    """The ``actorId`` of a mutating tool: who makes the change, an id matching ``pattern``.
+
+    Unless ``description`` words it otherwise, the model reads "Id of the active {kind} making
+    this change (e.g. {example}); recorded in the audit log."
+    """
+    default = (
+        f"Id of the active {kind} making this change (e.g. {example}); recorded in the audit log."
+    )
+    return matching(description or default, pattern)
 
 
 def day(description: str) -> Schema:

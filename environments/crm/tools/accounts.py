@@ -11,22 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import changes, non_blank, search_term
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import choice, obj, query, text
 
 from ..state import CONTACTS_BY_ACCOUNT, OPPORTUNITIES_BY_ACCOUNT, mint_id, record_audit
-from .common import (
-    acting_user,
-    apply_changes,
-    assignable_user,
-    changes,
-    contains,
-    fetch,
-    non_blank,
-    page,
-    search_term,
-    snapshot,
-    sorted_by_id,
-)
-from .schema import ACCOUNT_TIERS, actor, choice, listing, long_text, obj, query, record_id, text
+from .common import acting_user, apply_changes, assignable_user, contains, fetch, page
+from .schema import ACCOUNT_TIERS, actor, listing, long_text, record_id
 from .views import contact_view, opportunity_view
 
 State = dict[str, Any]

@@ -12,20 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import changes, non_blank, search_term
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import email, flag, obj, query, text
 
 from ..state import CONTACTS_BY_ACCOUNT, mint_id, record_audit
-from .common import (
-    acting_user,
-    apply_changes,
-    changes,
-    contains,
-    fetch,
-    non_blank,
-    page,
-    search_term,
-    sorted_by_id,
-)
-from .schema import actor, email, flag, listing, obj, query, record_id, text
+from .common import acting_user, apply_changes, contains, fetch, page
+from .schema import actor, listing, record_id
 from .views import contact_view
 
 State = dict[str, Any]

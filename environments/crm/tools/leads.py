@@ -12,33 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import non_blank, search_term
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, email, flag, obj, query, text
 
 from ..state import mint_id, record_audit
-from .common import (
-    acting_user,
-    apply_changes,
-    assignable_user,
-    contains,
-    fetch,
-    non_blank,
-    page,
-    search_term,
-    sorted_by_id,
-)
-from .schema import (
-    LEAD_SOURCES,
-    LEAD_STATUSES,
-    actor,
-    choice,
-    email,
-    flag,
-    listing,
-    long_text,
-    obj,
-    query,
-    record_id,
-    text,
-)
+from .common import acting_user, apply_changes, assignable_user, contains, fetch, page
+from .schema import LEAD_SOURCES, LEAD_STATUSES, actor, listing, long_text, record_id
 from .views import lead_view
 
 State = dict[str, Any]

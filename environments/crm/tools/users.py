@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, flag, obj
 
-from .common import fetch, page, sorted_by_id
-from .schema import choice, flag, listing, obj, record_id
+from .common import fetch, page
+from .schema import listing, record_id
 from .views import user_view
 
 ROLES = ("manager", "rep")

@@ -5,12 +5,11 @@ conventional codes (``not_found`` for unknown ids, ``not_allowed`` for deactivat
 ``invalid_state`` for a record whose status forbids the action, ``invalid_input`` for
 impossible dates, blank text or empty updates, ``conflict`` for no-op updates and duplicates),
 so tool bodies read as the happy path. Every guard runs before a tool writes anything, which
-is how a refused call leaves the world untouched. The generic readers (:func:`non_blank`,
-:func:`changes`, :func:`apply_changes`, :func:`search_term`) and listing helpers
-(:func:`filtered`, the one equality filter of list tools; :func:`contains`, the one
-case-insensitive match of search tools; :func:`snapshot`, which detaches what a tool hands out;
-:func:`sorted_by_id`) are :mod:`silo.toolkit`'s, re-exported here; :func:`page` is the one
-pagination, with the ERP's page size; what names the ERP's records and tools is defined here.
+is how a refused call leaves the world untouched. Tools take the generic readers and listing
+helpers (blank text, empty or no-op updates, search terms, the equality filter, the
+case-insensitive match, detached copies) from :mod:`silo.toolkit`; what names the ERP's
+records, tools and clock is defined here, on top of the toolkit's guards. :func:`page` is the
+one pagination, with the ERP's page size.
 """
 
 from __future__ import annotations
@@ -20,49 +19,10 @@ from datetime import date
 from typing import Any
 
 from silo import ToolError, toolkit
-from silo.toolkit import (
-    Args,
-    Record,
-    View,
-    acting_record,
-    apply_changes,
-    changes,
-    contains,
-    filtered,
-    find_record,
-    non_blank,
-    require_active,
-    search_term,
-    snapshot,
-    sorted_by_id,
-)
+from silo.toolkit import Args, Record, acting_record, find_record, require_active
 
 from ..state import record_audit
 from .schema import PAGING
-
-__all__ = [
-    "LABELS",
-    "Args",
-    "Record",
-    "State",
-    "View",
-    "acting_user",
-    "active_user",
-    "apply_changes",
-    "audit",
-    "changes",
-    "contains",
-    "fetch",
-    "filtered",
-    "name_of",
-    "non_blank",
-    "page",
-    "parse_day",
-    "require_status",
-    "search_term",
-    "snapshot",
-    "sorted_by_id",
-]
 
 State = dict[str, Any]
 

@@ -1,10 +1,9 @@
 """Builders for the JSON Schemas (Draft 2020-12) of ERP tool inputs.
 
-Contract: every builder returns a fresh plain dict. The generic builders (:func:`obj`,
-:func:`text`, :func:`day`, :func:`choice`, :func:`flag`, :func:`email`, :func:`integer`,
-:func:`query`, :func:`no_input`) are :mod:`silo.toolkit`'s, re-exported so tools import one
-module; what is the ERP's own is here: id patterns, the actor, money and quantities, document
-lines, and paging with the ERP's default page size. Ranges, enums and id patterns are stated in
+Contract: every builder returns a fresh plain dict. Tools take the generic builders (objects,
+text, dates, enums, flags, emails) from :mod:`silo.toolkit`; what is the ERP's own is here: id
+patterns, the actor, money and quantities, document lines, and :data:`PAGING`, the ERP's page
+size for every listing's schema and window. Ranges, enums and id patterns are stated in
 the schema so the engine refuses malformed input before a tool runs. The status
 vocabularies of every document live here, so tools and filters agree on them.
 """
@@ -13,94 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from silo.toolkit import (
-    Paging,
-    Schema,
-    choice,
-    day,
-    email,
-    flag,
-    integer,
-    matching,
-    no_input,
-    number,
-    obj,
-    query,
-    text,
-)
+from silo.toolkit import Paging, Schema, actor_id, integer, matching, number, obj, text
 
 from ..domain.documents import PAYMENT_TERMS
-
-__all__ = [
-    "APPROVAL_ENTITY_TYPES",
-    "APPROVAL_STATUSES",
-    "BUDGET_STATUSES",
-    "CUSTOMER_INVOICE_STATUSES",
-    "CUSTOMER_STATUSES",
-    "DEFAULT_LIMIT",
-    "DISCREPANCY_STATUSES",
-    "DISCREPANCY_TYPES",
-    "EXPENSE_STATUSES",
-    "ID_PATTERNS",
-    "INSTANT_PATTERN",
-    "MAX_AMOUNT",
-    "MAX_LIMIT",
-    "MAX_LINES",
-    "MAX_QUANTITY",
-    "MAX_TEXT",
-    "MOVEMENT_TYPES",
-    "PAGING",
-    "PAYMENT_METHODS",
-    "PAYMENT_STATUSES",
-    "PO_STATUSES",
-    "PRODUCT_STATUSES",
-    "QUOTATION_STATUSES",
-    "RECEIPT_STATUSES",
-    "REQUISITION_STATUSES",
-    "RFQ_STATUSES",
-    "SALES_ORDER_STATUSES",
-    "Schema",
-    "TERMS",
-    "VENDOR_INVOICE_STATUSES",
-    "VENDOR_STATUSES",
-    "acting_on",
-    "actor",
-    "amount",
-    "by_id",
-    "choice",
-    "day",
-    "email",
-    "flag",
-    "id_list",
-    "integer",
-    "line_id",
-    "lines",
-    "listing",
-    "long_text",
-    "money",
-    "no_input",
-    "obj",
-    "paging",
-    "quantity",
-    "query",
-    "reason",
-    "record_id",
-    "searching",
-    "text",
-]
 
 INSTANT_PATTERN = r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z?)?$"
 MAX_AMOUNT = 100_000_000
 MAX_QUANTITY = 1_000_000
 MAX_TEXT = 2000
 MAX_LINES = 50
-DEFAULT_LIMIT = 50
-MAX_LIMIT = 500
 
-PAGING = Paging(default_limit=DEFAULT_LIMIT, max_limit=MAX_LIMIT)
-"""The one page size of list and search tools, in their schemas and their windows."""
+PAGING = Paging()
+"""The toolkit's paging (50 a page, at most 500), in every listing's schema and window."""
 
-paging = PAGING.properties
 listing = PAGING.listing
 searching = PAGING.searching
 
@@ -236,11 +160,7 @@ def line_id(description: str) -> Schema:
 
 def actor(description: str = "") -> Schema:
     """The acting user's id; every mutating tool takes one."""
-    return record_id(
-        "user",
-        description
-        or "Id of the active user making this change (e.g. USR-002); recorded in the audit log.",
-    )
+    return actor_id(ID_PATTERNS["user"], "user", "USR-002", description)
 
 
 def amount(description: str) -> Schema:

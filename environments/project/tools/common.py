@@ -5,10 +5,10 @@ conventional codes (``not_found`` for unknown ids, ``not_allowed`` for deactivat
 assignees, ``invalid_state`` for records in the wrong lifecycle stage, ``limit_exceeded`` for a
 capacity overrun, ``conflict`` for a change that changes nothing), so tool bodies read as the
 happy path. Every guard runs before the first write, so a refused call leaves the world as it
-was. The generic readers (:func:`non_blank`, :func:`changes`, :func:`apply_changes`,
-:func:`search_term`, :func:`parse_day`, and :func:`contains`, the one case-insensitive match of
-search tools) are :mod:`silo.toolkit`'s, re-exported here; :func:`page` is the one pagination
-of list and search tools. Tools never hand out live parts of the state.
+was. Tools take the generic readers (blank text, empty or no-op updates, search terms, the
+case-insensitive match, real dates) from :mod:`silo.toolkit`; what names this world's records,
+tools and clock is defined here, on top of the toolkit's guards. :func:`page` is the one
+pagination of list and search tools. Tools never hand out live parts of the state.
 """
 
 from __future__ import annotations
@@ -18,51 +18,11 @@ from datetime import date
 from typing import Any
 
 from silo import Index, ToolError
-from silo.toolkit import (
-    Args,
-    Record,
-    acting_record,
-    apply_changes,
-    changes,
-    contains,
-    find_record,
-    non_blank,
-    parse_day,
-    require_active,
-    search_term,
-    sorted_by_id,
-)
+from silo.toolkit import Args, Record, acting_record, find_record, parse_day, require_active
 
 from .. import state as derived
 from ..state import record_audit
 from .schema import PAGING
-
-__all__ = [
-    "LABELS",
-    "Args",
-    "Record",
-    "World",
-    "acting_member",
-    "active_member",
-    "apply_changes",
-    "candidates",
-    "changes",
-    "contains",
-    "fetch",
-    "matches",
-    "name_of",
-    "non_blank",
-    "not_future",
-    "open_project",
-    "page",
-    "parse_day",
-    "relink",
-    "require_capacity",
-    "search_term",
-    "sorted_by_id",
-    "store",
-    "unfinished_item",
-]
 
 World = Mapping[str, Any]
 

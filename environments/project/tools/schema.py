@@ -1,10 +1,9 @@
 """Builders for the JSON Schemas (Draft 2020-12) of tool inputs.
 
-Contract: every builder returns a fresh plain dict. The generic builders (:func:`obj`,
-:func:`text`, :func:`day`, :func:`choice`, :func:`flag`, :func:`integer`) are :mod:`silo.toolkit`'s,
-re-exported so tools import one module; what is the project world's own is here: id shapes
-(``WI-007``), the acting member, story points, and paging as this world words it (no schema
-defaults). Ranges (lengths, bounds, enums, date and id patterns) are stated in the schema so the
+Contract: every builder returns a fresh plain dict. Tools take the generic builders (objects,
+text, dates, enums, flags, integers) from :mod:`silo.toolkit`; what is the project world's own
+is here: id shapes (``WI-007``), the acting member, story points, and :data:`PAGING`, paging as
+this world words it (no schema defaults). Ranges (lengths, bounds, enums, date and id patterns) are stated in the schema so the
 engine refuses bad input before a tool runs.
 """
 
@@ -13,39 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from silo import toolkit
-from silo.toolkit import Paging, Schema, choice, day, flag, integer, matching, nullable, obj, text
-
-__all__ = [
-    "DEFAULT_LIMIT",
-    "ID_PREFIXES",
-    "ITEM_TYPES",
-    "MAX_CAPACITY",
-    "MAX_LIMIT",
-    "MAX_POINTS",
-    "PAGING",
-    "PRIORITIES",
-    "PROJECT_STATUSES",
-    "ROLES",
-    "SPRINT_STATUSES",
-    "Schema",
-    "actor",
-    "by_id",
-    "change",
-    "choice",
-    "day",
-    "flag",
-    "integer",
-    "listing",
-    "nullable_day",
-    "nullable_ref",
-    "number",
-    "obj",
-    "paging",
-    "points",
-    "ref",
-    "searching",
-    "text",
-]
+from silo.toolkit import Paging, Schema, actor_id, day, integer, matching, nullable, obj
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -81,9 +48,14 @@ listing = PAGING.listing
 searching = PAGING.searching
 
 
+def id_pattern(kind: str) -> str:
+    """The pattern of an id of ``kind`` (a key of :data:`ID_PREFIXES`): ``WI-007``."""
+    return rf"^{ID_PREFIXES[kind]}-\d{{2,6}}$"
+
+
 def ref(kind: str, description: str) -> Schema:
     """The id of a record of ``kind`` (a key of :data:`ID_PREFIXES`)."""
-    return matching(description, rf"^{ID_PREFIXES[kind]}-\d{{2,6}}$")
+    return matching(description, id_pattern(kind))
 
 
 def nullable_ref(kind: str, description: str) -> Schema:
@@ -93,10 +65,7 @@ def nullable_ref(kind: str, description: str) -> Schema:
 
 def actor() -> Schema:
     """The acting member's id; every mutating tool takes one."""
-    return ref(
-        "member",
-        "Id of the active member making this change (e.g. MEM-001); recorded in the audit log.",
-    )
+    return actor_id(id_pattern("member"), "member", "MEM-001")
 
 
 def nullable_day(description: str) -> Schema:
