@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, NoReturn
 
 from silo import Index, ToolError
 from silo.toolkit import Args, Record, acting_record, find_record, parse_day, require_active
@@ -67,15 +67,16 @@ def require_capacity(state: World, member: Mapping[str, Any], extra: float) -> N
         )
 
 
+def _refuse_state(record_id: str, message: str) -> NoReturn:
+    """Refuse with ``invalid_state``: the record exists but its lifecycle forbids the action."""
+    raise ToolError("invalid_state", message, {"id": record_id})
+
+
 def open_project(state: World, project_id: str) -> Record:
     """A project that can still take work: exists and is not completed."""
     project = fetch(state, "projects", project_id)
     if project["status"] == "completed":
-        raise ToolError(
-            "invalid_state",
-            f"project {project['key']} is completed and takes no new work",
-            {"id": project_id},
-        )
+        _refuse_state(project_id, f"project {project['key']} is completed and takes no new work")
     return project
 
 
@@ -83,10 +84,9 @@ def unfinished_item(state: World, item_id: str, action: str) -> Record:
     """A work item that is not done yet; done items refuse ``action``."""
     item = fetch(state, "workItems", item_id)
     if derived.is_done(state, item):
-        raise ToolError(
-            "invalid_state",
+        _refuse_state(
+            item_id,
             f"{item_id} is already done; cannot {action} unless it is moved out of Done first",
-            {"id": item_id},
         )
     return item
 
