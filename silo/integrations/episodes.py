@@ -6,8 +6,10 @@ None for the client's choice, seed, budget, runs folder). :class:`EpisodeTable` 
 lazily on first use so listing tools costs no world; :meth:`EpisodeTable.close_idle` and
 :meth:`EpisodeTable.close_all` end the ones a client abandoned, which then still leave a
 complete record (``agent_error``, "closed without finish()"). :func:`outcome` is the answer an
-integration returns when an episode ends; :func:`call_or_end` and :func:`close_if_open` are the
-step and the abandonment every action-by-action driver (Gymnasium, OpenEnv) shares.
+integration returns when an episode ends; :func:`call_or_end`, :func:`message_or_end` and
+:func:`close_if_open` are the steps and the abandonment every action-by-action driver
+(Gymnasium, OpenEnv) shares, and :func:`invalid_action` their refusal of an action that is not
+one (nothing happens in the rollout).
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ from silo.loading.environment import Environment, find_project_dir, load_environ
 from silo.rollout.core import RolloutResult
 from silo.rollout.session import Session, open_session
 
-__all__ = ["EpisodeSpec", "EpisodeTable", "call_or_end", "close_if_open", "outcome"]
+__all__ = [
+    "EpisodeSpec",
+    "EpisodeTable",
+    "call_or_end",
+    "close_if_open",
+    "invalid_action",
+    "message_or_end",
+    "outcome",
+]
 
 
 @dataclass(frozen=True)
@@ -91,8 +101,36 @@ def call_or_end(
     try:
         return dict(session.call_tool(name, arguments)), None
     except RunLimitError as exc:
-        ended = session.result if session.finished else session.finish(None)
-        return {"output": {"code": exc.reason, "message": str(exc)}, "isError": True}, ended
+        return _refused_at_end(session, exc)
+
+
+def message_or_end(session: Session, text: Any) -> tuple[dict[str, Any], RolloutResult | None]:
+    """One message to the user: the reply and None, or a refusal (and the rollout it ended).
+
+    The reply is the session's ``{"text", "ended", "isError"}`` (a message after the user
+    ended, or over ``budget.max_user_turns``, is an error reply, as an agent gets). A task
+    without a user or a ``text`` that is not a non-empty string is an :func:`invalid_action`
+    carrying the session's one line: nothing was sent. A deadline or a failing user that ends
+    the rollout is refused like a tool call over budget, with the graded rollout.
+    """
+    try:
+        return dict(session.message_user(text)), None
+    except SessionError as exc:
+        return invalid_action(exc.message), None
+    except RunLimitError as exc:
+        return _refused_at_end(session, exc)
+
+
+def invalid_action(message: str) -> dict[str, Any]:
+    """The error observation of an action that is not one: ``invalid_action`` and why."""
+    return {"output": {"code": "invalid_action", "message": message}, "isError": True}
+
+
+def _refused_at_end(
+    session: Session, exc: RunLimitError
+) -> tuple[dict[str, Any], RolloutResult | None]:
+    ended = session.result if session.finished else session.finish(None)
+    return {"output": {"code": exc.reason, "message": str(exc)}, "isError": True}, ended
 
 
 def close_if_open(session: Session | None) -> None:
