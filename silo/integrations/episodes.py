@@ -1,7 +1,9 @@
 """Episodes: the rollouts an integration has open, one per client handle, on fresh worlds.
 
 Contract: an :class:`EpisodeSpec` says what every episode of a server is (environment, task or
-None for the client's choice, seed, budget, runs folder). :class:`EpisodeTable` keeps one
+None for the client's choice, seed, budget, runs folder, and the simulated user of
+conversational tasks, chosen as ``open_session``'s ``user``: default scripted, ``"none"`` for
+no user channel). :class:`EpisodeTable` keeps one
 :class:`~silo.rollout.session.Session` per handle (an MCP session id, ``"stdio"``), opened
 lazily on first use so listing tools costs no world; :meth:`EpisodeTable.close_idle` and
 :meth:`EpisodeTable.close_all` end the ones a client abandoned, which then still leave a
@@ -26,6 +28,8 @@ from silo.errors import SessionError
 from silo.loading.environment import Environment, find_project_dir, load_environment
 from silo.rollout.core import RolloutResult
 from silo.rollout.session import Session, open_session
+from silo.tasks import Task
+from silo.users.resolve import resolve_user
 
 __all__ = [
     "EpisodeSpec",
@@ -50,13 +54,24 @@ class EpisodeSpec:
     project_dir: Path | None = None
     write_artifacts: bool = True
     agent_label: str = "session"
+    user: Any = None
+
+    def opening(self, task: Task) -> str | None:
+        """The user's first message when ``task``'s rollouts talk to a user, else None.
+
+        They do when the task has a ``user`` block and ``user`` is not ``none``; resolving the
+        user checks the choice too (one-line ``ConfigError`` when it is wrong).
+        """
+        if task.user is None or resolve_user(self.user) is None:
+            return None
+        return task.user.opening
 
     def load(self) -> Environment:
-        """Load the environment, checking the fixed task (one-line SiloError when unknown)."""
+        """Load the environment, checking the fixed task and its user (one-line SiloError)."""
         project = Path(self.project_dir).resolve() if self.project_dir else find_project_dir()
         environment = load_environment(self.env, project)
         if self.task is not None:
-            environment.task(self.task)
+            self.opening(environment.task(self.task))  # a bad user= fails here, not later
         return environment
 
     def open(self, environment: Environment, task: str | None = None) -> Session:
@@ -73,6 +88,7 @@ class EpisodeSpec:
             write_artifacts=self.write_artifacts,
             project_dir=self.project_dir,
             agent_label=self.agent_label,
+            user=self.user,
         )
 
 

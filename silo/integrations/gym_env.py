@@ -1,7 +1,8 @@
 """A Gymnasium environment over a Silo task: each episode is one rollout on a fresh world.
 
 Contract: :class:`SiloEnv` (registered as ``silo/Silo-v0`` when this module is imported, e.g.
-by ``import silo.gym``) takes the environment and task like :func:`silo.open_session`.
+by ``import silo.gym``) takes the environment and task (and ``user``, the simulated user of a
+conversational task: default scripted) like :func:`silo.open_session`.
 ``reset(seed=...)`` ends any episode still open (recorded as closed without finish) and opens
 a fresh rollout; the observation is JSON text ``{"instruction", "tools"}``, plus ``"opening"``
 (the user's first message, which is then also the instruction) for a conversational task. An
@@ -72,6 +73,7 @@ class SiloEnv(gym.Env[str, str]):
         write_artifacts: bool = True,
         max_text: int = MAX_TEXT,
         render_mode: str | None = None,
+        user: Any = None,
     ) -> None:
         self.episode_spec = EpisodeSpec(
             env=env,
@@ -81,6 +83,7 @@ class SiloEnv(gym.Env[str, str]):
             project_dir=Path(project_dir) if project_dir else None,
             write_artifacts=write_artifacts,
             agent_label="gym",
+            user=user,
         )
         self._environment = self.episode_spec.load()
         self.render_mode = render_mode

@@ -118,9 +118,8 @@ class _Handlers:
         picking, self.finish_tool = control_tools(task_open=self.spec.task is None)
         self.tools = [*environment_tools(self.environment), *picking]
         fixed = self.environment.task(self.spec.task) if self.spec.task else None
-        self.fixed_message_tool = (
-            message_tool(fixed.user.opening) if fixed and fixed.user is not None else None
-        )
+        opening = self.spec.opening(fixed) if fixed else None
+        self.fixed_message_tool = None if opening is None else message_tool(opening)
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -228,7 +227,7 @@ class _Handlers:
             _say(f"prompt {params.name}: unknown; known: {known}")
             raise MCPError(types.INVALID_PARAMS, f'unknown prompt "{params.name}"; known: {known}')
         task = self.environment.task(params.name)
-        text = types.TextContent(type="text", text=prompt_text(task))
+        text = types.TextContent(type="text", text=prompt_text(self.spec, task))
         return types.GetPromptResult(
             description=task.title, messages=[types.PromptMessage(role="user", content=text)]
         )

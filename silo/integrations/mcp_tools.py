@@ -128,9 +128,10 @@ def instructions(spec: EpisodeSpec, environment: Environment) -> str:
             f"the user), then call {FINISH_TOOL} with your final answer."
         )
     task = environment.task(spec.task)
-    if task.user is not None:
+    opening = spec.opening(task)
+    if opening is not None:
         return (
-            f"Task {task.id}: you are working for a user, who wrote: {task.user.opening}\n\n"
+            f"Task {task.id}: you are working for a user, who wrote: {opening}\n\n"
             f"Ask them what you need to know with {MESSAGE_TOOL}, use the tools, then call "
             f"{FINISH_TOOL} with your final answer; it grades the result."
         )
@@ -140,6 +141,7 @@ def instructions(spec: EpisodeSpec, environment: Environment) -> str:
     )
 
 
-def prompt_text(task: Task) -> str:
-    """A task's prompt: the user's opening message, or the instruction."""
-    return task.instruction if task.user is None else task.user.opening
+def prompt_text(spec: EpisodeSpec, task: Task) -> str:
+    """A task's prompt: the user's opening message, or the instruction (no user)."""
+    opening = spec.opening(task)
+    return task.instruction if opening is None else opening

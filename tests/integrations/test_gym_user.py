@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium
+import pytest
 from gymnasium.utils.env_checker import check_env
 
+import silo
 import silo.gym  # noqa: F401  (registers silo/Silo-v0)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,6 +102,17 @@ def test_bad_messages_and_a_task_without_a_user_are_invalid_actions(tmp_path: Pa
     assert "message_user" not in json.loads(plain.step("{")[0])["output"]["message"]
     env.close()
     plain.close()
+
+
+def test_user_none_gives_no_opening_and_a_bad_user_fails_at_make(tmp_path: Path) -> None:
+    env = _make(tmp_path, "TASK-007", user="none")
+    observation, _ = env.reset()
+    assert "opening" not in json.loads(observation)
+    seen, *_ = _step(env, {"message_user": "hello?"})
+    assert seen["output"]["code"] == "invalid_action"
+    env.close()
+    with pytest.raises(silo.SiloError, match='unknown user "nobody"'):
+        _make(tmp_path, "TASK-007", user="nobody")
 
 
 def test_the_turn_budget_refuses_and_ends_the_conversation(tmp_path: Path) -> None:

@@ -102,6 +102,22 @@ def test_a_task_without_a_user_does_not_offer_the_channel(tmp_path: Path) -> Non
     assert seen["prompt"] == load_environment("crm", REPO).task("TASK-001").instruction
 
 
+def test_user_none_rolls_a_conversational_task_out_without_the_channel(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def client() -> None:
+        params = _stdio("env=crm", "task=TASK-007", "user=none", f"runs_dir={tmp_path}")
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            seen["instructions"] = (await s.initialize()).instructions
+            seen["tools"] = [t.name for t in (await s.list_tools()).tools]
+            seen["prompt"] = (await s.get_prompt("TASK-007")).messages[0].content.text
+
+    anyio.run(client)
+    instruction = load_environment("crm", REPO).task("TASK-007").instruction
+    assert MESSAGE_TOOL not in seen["tools"] and MESSAGE_TOOL not in seen["instructions"]
+    assert instruction in seen["instructions"] and seen["prompt"] == instruction
+
+
 def test_starting_a_conversation_lists_the_channel_and_notifies_the_client(
     tmp_path: Path,
 ) -> None:
