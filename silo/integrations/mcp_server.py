@@ -21,6 +21,7 @@ stdio or streamable HTTP.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import sys
@@ -193,7 +194,9 @@ class _Handlers:
         if not started.has_user:
             return _result(payload)
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:  # 2026-07-28 has no push
-            await ctx.session.send_tool_list_changed()
+            # Advice only: the task has started, and the next tools/list shows the tool anyway.
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await ctx.session.send_tool_list_changed()
         note = f"The instruction is the user's first message; talk to them with {MESSAGE_TOOL}."
         return _result({**payload, "opening": started.instruction, "conversation": note})
 
