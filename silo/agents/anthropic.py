@@ -24,16 +24,20 @@ from typing import Any, ClassVar
 
 from silo.agents.contract import AgentError, AgentInput
 from silo.agents.endpoints import Endpoint
+from silo.agents.json_client import StatusError
 from silo.agents.model import (
     DEFAULT_SYSTEM_PROMPT,
     ModelAgent,
     Reply,
     ToolUse,
+    conversation_body,
     conversation_state,
-    post_conversation,
+    raw_response,
+    read_json,
     sdk_http_client,
     token_count,
 )
+from silo.agents.wire import ConnectFailed, TimedOut, WireError
 
 __all__ = ["AnthropicAgent"]
 
@@ -47,7 +51,6 @@ class AnthropicAgent(ModelAgent):
     kind: ClassVar[str] = "anthropic"
     sdk_name: ClassVar[str] = "anthropic"
     example_model: ClassVar[str] = "claude-sonnet-4-5"
-    sdk_error: ClassVar[str] = "AnthropicError"
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
     base_url_env: ClassVar[str] = "ANTHROPIC_BASE_URL"
 
@@ -96,15 +99,23 @@ class AnthropicAgent(ModelAgent):
 
     def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
         """One Messages-API call: a body serialised here, the raw JSON answer read into a Reply."""
-        message = post_conversation(
-            endpoint,
-            state,
-            "/v1/messages",
-            _tool_param,
-            timeout,
-            "a Messages API message",
-            self.where,
-        )
+        sdk = self._sdk()
+        try:
+            response = endpoint.client.post(
+                "/v1/messages",
+                cast_to=raw_response(),
+                content=conversation_body(endpoint, state, _tool_param),
+                options={"timeout": timeout},
+            )
+        except sdk.APIStatusError as exc:
+            raise StatusError(exc.status_code, exc.message, exc.response.headers) from None
+        except sdk.APITimeoutError:
+            raise TimedOut(f"no answer within {timeout:.1f}s") from None
+        except sdk.APIConnectionError as exc:
+            raise ConnectFailed(str(exc.__cause__ or exc)) from None
+        except sdk.AnthropicError as exc:
+            raise WireError(str(exc)) from None
+        message = read_json(response.content, self.where, "a Messages API message")
         content = message.get("content")
         if not isinstance(content, list):
             raise AgentError(

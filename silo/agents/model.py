@@ -54,6 +54,9 @@ import orjson
 
 from silo.agents.contract import AgentError, AgentInput, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
+from silo.agents.json_client import StatusError
+from silo.agents.routing import route
+from silo.agents.wire import ConnectFailed, ReadFailed, TimedOut, WireError
 from silo.distribution import install_hint
 
 __all__ = [
@@ -65,7 +68,7 @@ __all__ = [
     "conversation_state",
     "json_body",
     "pool_limits",
-    "post_conversation",
+    "conversation_body",
     "raw_response",
     "read_json",
     "sdk_http_client",
@@ -123,7 +126,7 @@ class Reply:
 class ModelAgent(ABC):
     """A model behind an HTTP API, as a Silo agent; see the module docstring for the contract.
 
-    Subclasses set :attr:`kind`, :attr:`sdk_name`, :attr:`sdk_error`, :attr:`default_base_url`,
+    Subclasses set :attr:`kind`, :attr:`sdk_name`, :attr:`default_base_url`,
     :attr:`base_url_env` and :attr:`example_model`, and implement
     :meth:`build_client`, :meth:`start`, :meth:`request`, :meth:`add_reply` and
     :meth:`add_results`.
@@ -134,7 +137,6 @@ class ModelAgent(ABC):
     sdk_name: ClassVar[str]
     default_base_url: ClassVar[str]
     base_url_env: ClassVar[str]
-    sdk_error: ClassVar[str]  # the SDK's root exception class, by name
     example_model: ClassVar[str]  # named in the "set agent.model" hint
 
     def __init__(
@@ -182,6 +184,10 @@ class ModelAgent(ABC):
         self.parallel_tool_calls = parallel_tool_calls
         self.extra_body = dict(extra_body) if extra_body else None
         self.max_connections = max_connections
+        try:  # an unusable URL or proxy setting is a run that could not start
+            route(self.where)
+        except ValueError as exc:
+            raise AgentError(f"agent.base_url: {exc}") from None
 
     def __repr__(self) -> str:  # never shows the key: it is not an attribute
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
@@ -236,7 +242,7 @@ class ModelAgent(ABC):
             self.max_connections,
             lambda pool: self.build_client(sdk, key, where, pool),
         )
-        return _Conversation(self, sdk, endpoint, inp, key, state)
+        return _Conversation(self, endpoint, inp, key, state)
 
     # -- what a subclass supplies ------------------------------------------------------------
 
@@ -250,7 +256,12 @@ class ModelAgent(ABC):
 
     @abstractmethod
     def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
-        """One completion for ``state`` through ``endpoint.client``; SDK errors propagate."""
+        """One completion for ``state`` through ``endpoint.client``.
+
+        Failures raise :class:`~silo.agents.json_client.StatusError` (an HTTP error answered) or
+        a :class:`~silo.agents.wire.WireError` (no answer): the loop retries, backs off or ends
+        the run on those alone, whatever the API.
+        """
 
     @abstractmethod
     def add_reply(self, state: dict[str, Any], reply: Reply) -> None:
@@ -308,13 +319,12 @@ class _Conversation:
     def __init__(
         self,
         agent: ModelAgent,
-        sdk: ModuleType,
         endpoint: Endpoint,
         inp: AgentInput,
         key: str,
         state: dict[str, Any] | None = None,
     ) -> None:
-        self.agent, self.sdk, self.endpoint, self.inp, self.key = agent, sdk, endpoint, inp, key
+        self.agent, self.endpoint, self.inp, self.key = agent, endpoint, inp, key
         self.rng = random.Random(inp.seed if agent.seed is None else agent.seed)
         self.state = agent.start(inp) if state is None else state
 
@@ -373,8 +383,7 @@ class _Conversation:
         return reply
 
     def complete(self) -> tuple[Reply, int]:
-        agent, inp, sdk = self.agent, self.inp, self.sdk
-        sdk_error: type[Exception] = getattr(sdk, agent.sdk_error)
+        agent, inp = self.agent, self.inp
         problem = "no attempt"
         for attempt in range(1, agent.max_retries + 2):
             retry_after: float | None = None
@@ -386,22 +395,21 @@ class _Conversation:
                     reply = agent.request(self.endpoint, self.state, timeout)
                 self.endpoint.succeeded()
                 return reply, attempt
-            except sdk.APIStatusError as exc:
-                detail = _one_line(getattr(exc, "message", "") or str(exc), self.key)
-                if exc.status_code != 429 and exc.status_code < 500:
-                    raise AgentError(agent.describe_status(exc.status_code, detail)) from None
-                problem = f"HTTP {exc.status_code}: {detail}"
-                retry_after = _retry_after(exc.response.headers)
-                rate_limited = exc.status_code == 429
-            except sdk.APITimeoutError:
+            except StatusError as exc:
+                detail = _one_line(exc.detail, self.key)
+                if exc.status != 429 and exc.status < 500:
+                    raise AgentError(agent.describe_status(exc.status, detail)) from None
+                problem = f"HTTP {exc.status}: {detail}"
+                retry_after = _retry_after(exc.headers)
+                rate_limited = exc.status == 429
+            except TimedOut:
                 problem = f"no answer within {timeout:.1f}s"
-            except sdk.APIConnectionError as exc:
-                cause = _one_line(str(exc.__cause__ or exc), self.key)
+            except (ConnectFailed, ReadFailed) as exc:
                 raise AgentError(
-                    f"cannot connect to the model endpoint at {agent.where} ({cause}); start the "
-                    "server or fix agent.base_url"
+                    f"cannot connect to the model endpoint at {agent.where} "
+                    f"({_one_line(str(exc), self.key)}); start the server or fix agent.base_url"
                 ) from None
-            except sdk_error as exc:
+            except WireError as exc:
                 raise AgentError(
                     f"the model endpoint at {agent.where} failed: {_one_line(str(exc), self.key)}"
                 ) from None
@@ -545,20 +553,13 @@ def conversation_state(
     return {"messages": messages, "head": json_body(b"{}", list(fields.items())), "tools": tools}
 
 
-def post_conversation(
-    endpoint: Endpoint,
-    state: dict[str, Any],
-    path: str,
-    render_tool: Callable[[dict[str, Any]], Any],
-    timeout: float,
-    expected: str,
-    where: str,
-) -> dict[str, Any]:
-    """POST the conversation in ``state`` to ``path`` through the SDK; the JSON object answered.
+def conversation_body(
+    endpoint: Endpoint, state: dict[str, Any], render_tool: Callable[[dict[str, Any]], Any]
+) -> bytes:
+    """The request body of the conversation in ``state``.
 
-    The body is the fixed fields, the tools (each rendered by ``render_tool`` once per endpoint,
-    the list kept in ``state``) and the messages so far. SDK errors propagate; an answer that is
-    not a JSON object is an :class:`AgentError` naming ``expected`` and ``where``.
+    The fixed fields, the tools (each rendered by ``render_tool`` once per endpoint, the list kept
+    in ``state``) and the messages so far.
     """
     tail: list[tuple[str, Any]] = []
     if state["tools"]:
@@ -566,13 +567,7 @@ def post_conversation(
             state["toolsJson"] = tools_json(endpoint, state["tools"], render_tool)
         tail.append(("tools", state["toolsJson"]))
     tail.append(("messages", state["messages"]))
-    response = endpoint.client.post(
-        path,
-        cast_to=raw_response(),
-        content=json_body(state["head"], tail),
-        options={"timeout": timeout},
-    )
-    return read_json(response, where, expected)
+    return json_body(state["head"], tail)
 
 
 def _rendered(render: Callable[[dict[str, Any]], Any], spec: dict[str, Any]) -> bytes:
@@ -607,16 +602,17 @@ def token_count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def read_json(response: Any, where: str, expected: str) -> dict[str, Any]:
-    """The JSON object an endpoint answered (an HTTP response), or an :class:`AgentError`."""
+def read_json(content: bytes, where: str, expected: str) -> dict[str, Any]:
+    """The JSON object an endpoint answered (an HTTP body), or an :class:`AgentError`."""
     try:
-        data = orjson.loads(response.content)
+        data = orjson.loads(content)
     except orjson.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
+        text = content.decode("utf-8", "replace")
         raise AgentError(
             f"the model endpoint at {where} answered something that is not {expected} "
-            f"({_one_line(response.text, '')}); check agent.base_url"
+            f"({_one_line(text, '')}); check agent.base_url"
         )
     return data
 

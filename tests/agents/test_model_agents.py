@@ -212,7 +212,8 @@ def test_rollouts_of_a_process_share_one_endpoint(
         endpoint = shared_endpoint(api.name, server.base_url, KEY, 256, lambda n: built.append(n))
     assert built == []  # the two rollouts already built this endpoint's one client
     assert (
-        type(endpoint.client).__name__ == {"openai": "OpenAI", "anthropic": "Anthropic"}[api.name]
+        type(endpoint.client).__name__
+        == {"openai": "JsonClient", "anthropic": "Anthropic"}[api.name]
     )
     assert endpoint.limit == 256
 
