@@ -32,9 +32,7 @@ from silo.agents.model import (
     ToolUse,
     conversation_body,
     conversation_state,
-    raw_response,
     read_json,
-    sdk_http_client,
     token_count,
 )
 from silo.agents.wire import ConnectFailed, TimedOut, WireError
@@ -64,6 +62,8 @@ class AnthropicAgent(ModelAgent):
 
     def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
         """A sync client shared by every rollout thread: one kept-alive connection per thread."""
+        from silo.agents.transport import sdk_http_client  # needs the SDK's httpx2
+
         return sdk.Anthropic(
             api_key=key, base_url=base_url, max_retries=0, http_client=sdk_http_client(sdk, pool)
         )
@@ -100,10 +100,12 @@ class AnthropicAgent(ModelAgent):
     def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
         """One Messages-API call: a body serialised here, the raw JSON answer read into a Reply."""
         sdk = self._sdk()
+        from httpx2 import Response  # the SDK's HTTP library: its post() then returns it raw
+
         try:
             response = endpoint.client.post(
                 "/v1/messages",
-                cast_to=raw_response(),
+                cast_to=Response,
                 content=conversation_body(endpoint, state, _tool_param),
                 options={"timeout": timeout},
             )

@@ -11,15 +11,21 @@ hooks).
 
 Guarantees:
 
-* one SDK client per endpoint and process (:mod:`silo.agents.endpoints`), one kept-alive
-  connection per rollout thread (:mod:`silo.agents.transport`), at most ``max_connections``
+* one client per endpoint and process (:mod:`silo.agents.endpoints`), one kept-alive
+  connection per rollout thread (:mod:`silo.agents.wire`), at most ``max_connections``
   requests in flight; rate limits and server errors back off *together* for every rollout of
   the process, and the in-flight limit adapts;
 * requests cost little CPU at hundreds in flight: a subclass sends a body it serialised itself
-  (:func:`json_body`: the fixed fields once per conversation, each tool's spec once per endpoint
-  by :func:`tools_json`) through the SDK's public ``post`` and reads the raw JSON answer
-  (:func:`read_json`), instead of the SDK's per-request parameter transformation and model
-  parsing, which cost ~10 ms of CPU per request with 43 tools;
+  (:func:`conversation_body`: the fixed fields once per conversation, each tool's spec once per
+  endpoint by :func:`tools_json`) and reads the raw JSON answer (:func:`read_json`), instead of
+  an SDK's per-request parameter transformation and model parsing (~10 ms of CPU per request
+  with 43 tools). ``agent=openai`` sends it through :class:`~silo.agents.json_client.JsonClient`
+  (no SDK on the request path, ~0.1 ms a request), ``agent=anthropic`` through its SDK's
+  public ``post`` over :mod:`silo.agents.transport`;
+* failures are Silo's own classes whatever the API: :class:`~silo.agents.json_client.StatusError`
+  (429 and 5xx retried, honouring ``Retry-After``; anything else one line saying what to fix),
+  :class:`~silo.agents.wire.TimedOut` (retried) and the other
+  :class:`~silo.agents.wire.WireError` kinds (one line);
 * every completion is a ``model_step`` event (turn, request summary, response, usage, latency,
   attempts); every backoff a ``model_retry`` event;
 * a reply cut off by the token limit, or a refusal, ends the run as ``agent_error`` with a line
@@ -67,14 +73,10 @@ __all__ = [
     "ToolUse",
     "conversation_state",
     "json_body",
-    "pool_limits",
     "conversation_body",
-    "raw_response",
     "read_json",
-    "sdk_http_client",
     "token_count",
     "tools_json",
-    "transport",
     "user_tool_name",
     "without_credentials",
 ]
@@ -615,42 +617,3 @@ def read_json(content: bytes, where: str, expected: str) -> dict[str, Any]:
             f"({_one_line(text, '')}); check agent.base_url"
         )
     return data
-
-
-def _httpx() -> ModuleType:
-    import importlib
-
-    try:
-        return importlib.import_module("httpx2")  # what openai 3.x and anthropic 2.x are built on
-    except ImportError:  # pragma: no cover - older SDKs use httpx
-        return importlib.import_module("httpx")
-
-
-def pool_limits(pool: int) -> Any:
-    """HTTP connection limits for an SDK client: as many connections kept alive as in flight.
-
-    The SDKs keep 100 connections alive by default; at 256 rollouts in flight the surplus would be
-    reopened on every burst.
-    """
-    return _httpx().Limits(max_connections=pool, max_keepalive_connections=pool)
-
-
-def sdk_http_client(sdk: ModuleType, pool: int) -> Any:
-    """The HTTP client an SDK client is built with: :func:`transport`, ``pool`` connections."""
-    return sdk.DefaultHttpxClient(limits=pool_limits(pool), transport=transport())
-
-
-def transport() -> Any:
-    """The HTTP transport of the SDK clients: per-thread keep-alive connections.
-
-    (:mod:`silo.agents.transport`; imported here, when a client is built, because it needs the
-    SDKs' ``httpx2``.)
-    """
-    from silo.agents.transport import ThreadConnections
-
-    return ThreadConnections()
-
-
-def raw_response() -> Any:
-    """The ``cast_to`` that makes an SDK's ``post`` return the HTTP response unparsed."""
-    return _httpx().Response

@@ -7,7 +7,8 @@ the request's origin, reached directly or through the environment's proxy
 (:func:`silo.agents.wire.route`, HTTPS verified). Failures are raised as the ``httpx2``
 exceptions the SDKs map to their own errors: ``ConnectTimeout``/``ReadTimeout`` (the SDK's
 ``APITimeoutError``) and ``ConnectError``/``ReadError`` (``APIConnectionError``).
-:meth:`ThreadConnections.close` closes every connection it opened.
+:meth:`ThreadConnections.close` closes every connection it opened. :func:`sdk_http_client` is
+the ``http_client`` an SDK client is built with (import this module only once the SDK is there).
 
 Why not the SDKs' own pool (``httpcore2``): with 256 rollouts in flight its one pool lock and
 per-request bookkeeping cost ~1-1.5 ms of CPU per request, as much as the rest of a rollout.
@@ -16,13 +17,14 @@ per-request bookkeeping cost ~1-1.5 ms of CPU per request, as much as the rest o
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import httpx2
 
 from silo.agents.routing import Route, route
 from silo.agents.wire import ConnectFailed, Connections, TimedOut, WireError
 
-__all__ = ["ThreadConnections"]
+__all__ = ["ThreadConnections", "sdk_http_client"]
 
 # Headers the wire layer writes itself: the origin, the body's length, and no compression.
 _OWN_HEADERS = frozenset({"host", "content-length", "accept-encoding", "transfer-encoding"})
@@ -77,3 +79,14 @@ class ThreadConnections(httpx2.BaseTransport):
             with self._lock:
                 self._routes[key] = found
         return found
+
+
+def sdk_http_client(sdk: Any, pool: int) -> httpx2.Client:
+    """An SDK's ``DefaultHttpxClient`` over :class:`ThreadConnections`, ``pool`` requests wide.
+
+    As many connections kept alive as in flight: the SDKs keep 100 by default, and at 256
+    rollouts in flight the surplus would be reopened on every burst.
+    """
+    limits = httpx2.Limits(max_connections=pool, max_keepalive_connections=pool)
+    client: httpx2.Client = sdk.DefaultHttpxClient(limits=limits, transport=ThreadConnections())
+    return client
