@@ -530,17 +530,31 @@ def without_credentials(url: str) -> str:
 def tools_json(
     endpoint: Endpoint, tools: list[dict[str, Any]], render: Callable[[dict[str, Any]], Any]
 ) -> bytes:
-    """The JSON array of ``render(spec)`` for every tool spec, each made once per endpoint.
+    """The JSON array of ``render(spec)`` for every tool spec, made once per endpoint.
 
     Every rollout of an environment offers the same spec objects (copied shallowly), so a spec
     is known by its name, description and the identity of its input schema; the endpoint keeps
-    the schema alive with its fragment (see :meth:`Endpoint.fragment`).
+    the schemas alive with the fragments (see :meth:`Endpoint.fragment`). The whole array is one
+    fragment (a rollout's first request looks it up once), each spec another (a tool list that
+    differs, e.g. with the user tool added, renders only what is new).
     """
-    parts = []
-    for spec in tools:
-        schema = spec.get("inputSchema")
-        key = (spec.get("name"), spec.get("description"), id(schema))
-        parts.append(endpoint.fragment(key, schema, partial(_rendered, render, spec)))
+    keys = tuple((s.get("name"), s.get("description"), id(s.get("inputSchema"))) for s in tools)
+    schemas = [spec.get("inputSchema") for spec in tools]
+    return endpoint.fragment(
+        ("tools", render, keys), schemas, partial(_tool_array, endpoint, tools, keys, render)
+    )
+
+
+def _tool_array(
+    endpoint: Endpoint,
+    tools: list[dict[str, Any]],
+    keys: tuple[tuple[Any, Any, int], ...],
+    render: Callable[[dict[str, Any]], Any],
+) -> bytes:
+    parts = [
+        endpoint.fragment((render, key), spec.get("inputSchema"), partial(_rendered, render, spec))
+        for spec, key in zip(tools, keys, strict=True)
+    ]
     return b"[" + b",".join(parts) + b"]"
 
 

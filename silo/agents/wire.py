@@ -12,9 +12,9 @@ for ``identity``). Failures raise :class:`ConnectFailed`, :class:`TimedOut` (the
 ``timeout`` passed: connect, send and answer together) or :class:`ReadFailed`.
 
 A :class:`~silo.agents.routing.Route` says how an origin is reached (directly or through an
-``http://`` proxy); HTTPS is verified against the system's trust store (``SSL_CERT_FILE`` and
-``SSL_CERT_DIR`` honoured) with the host name checked, and goes through a proxy in a ``CONNECT``
-tunnel.
+``http://`` proxy); HTTPS is verified, host name included, against what the SDKs trust
+(httpx2's TLS context: ``SSL_CERT_FILE``/``SSL_CERT_DIR``, else the system's store), and goes
+through a proxy in a ``CONNECT`` tunnel.
 
 Why not ``http.client`` or the SDKs' ``httpcore2`` pool: at 256 requests in flight their header
 parsing (the ``email`` package) and pool bookkeeping cost 0.1-1.5 ms of CPU per request; this
@@ -148,7 +148,7 @@ class Connections:
                 _tunnel(sock, to, deadline)
             if to.scheme == "https":
                 if self._tls is None:
-                    self._tls = ssl.create_default_context()
+                    self._tls = _tls_context()
                 sock.settimeout(_left(deadline))
                 sock = self._tls.wrap_socket(sock, server_hostname=to.host)
         except TimeoutError:
@@ -163,6 +163,19 @@ class Connections:
         connection.close()
         with self._lock:
             self._every.discard(connection)
+
+
+def _tls_context() -> ssl.SSLContext:
+    """The SDKs' own verified TLS context (httpx2's), else Python's default one.
+
+    httpx2's trusts what the SDKs trust: ``SSL_CERT_FILE``/``SSL_CERT_DIR``, the operating
+    system's store on macOS and Windows (``truststore``), the system's CA files on Linux.
+    """
+    try:
+        import httpx2
+    except ImportError:  # pragma: no cover - both SDKs depend on httpx2
+        return ssl.create_default_context()
+    return httpx2.create_ssl_context()
 
 
 def _left(deadline: float) -> float:
