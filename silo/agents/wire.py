@@ -217,6 +217,9 @@ class _Connection:
         if sock is not None:
             sock.close()
 
+    def __del__(self) -> None:  # a thread that ended took its connections with it
+        self.close()
+
     def exchange(self, data: bytes, deadline: float) -> Answer:
         """Send one request; its whole answer (``_Stale`` when none began)."""
         sock = self.sock
