@@ -194,7 +194,10 @@ def _tunnel(sock: socket.socket, to: Route, deadline: float) -> None:
     sock.settimeout(_left(deadline))
     sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
     tunnel = _Connection(sock)
-    status, reason, _, _ = tunnel.read_head(deadline)
+    try:
+        status, reason, _, _ = tunnel.read_head(deadline)
+    finally:
+        tunnel.sock = None  # the socket is the caller's: it goes on to carry TLS
     if not 200 <= status < 300:
         raise ConnectFailed(f"the proxy refused the tunnel (HTTP {status} {reason})")
     if tunnel.buffer:

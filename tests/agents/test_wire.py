@@ -244,7 +244,9 @@ def tls_origin(certificate: Path) -> Iterator[int]:
     class Server(Canned):
         def get_request(self) -> tuple[socket.socket, object]:
             sock, address = super().get_request()
-            return context.wrap_socket(sock, server_side=True), address
+            sock.settimeout(10)  # the handshake runs in the handler's thread, bounded
+            wrapped = context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+            return wrapped, address
 
         def handle_error(self, request: object, client_address: object) -> None:
             pass  # a client that refused the certificate
@@ -283,7 +285,8 @@ def test_https_through_a_proxy_goes_in_a_connect_tunnel(
             while b"\r\n\r\n" not in data:
                 data += self.request.recv(65536)
             tunnels.append(data.split(b"\r\n")[0].decode())
-            upstream = socket.create_connection(("127.0.0.1", tls_origin))
+            upstream = socket.create_connection(("127.0.0.1", tls_origin), timeout=10)
+            self.request.settimeout(10)
             self.request.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
 
             def pipe(a: socket.socket, b: socket.socket) -> None:
