@@ -7,7 +7,8 @@ customer's opening) every fact comes from the customer: it asks which company an
 mean and for the new figure, finds the deal by the words of their answer, acts as the deal's
 owner and tells them it is done. It returns ``{"output": <answer text>}``. A tool refusal raises
 :class:`SolverError`, because the reference solution must never need a retry. The solver uses
-only the standard library, so it loads as a standalone file.
+only the standard library and :mod:`silo.toolkit` (its strict caller and instruction reading),
+so it loads as a standalone file.
 """
 
 from __future__ import annotations
@@ -16,39 +17,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-Call = Callable[[str, dict[str, Any]], Any]
-
-
-class SolverError(RuntimeError):
-    """A tool refused a call the reference solution relies on."""
-
-
-def _caller(inp: Any) -> Call:
-    """``call(name, args)`` returning the tool output, raising on a refusal."""
-
-    def call(name: str, args: dict[str, Any]) -> Any:
-        result = inp.call_tool(name, args)
-        if result["isError"]:
-            raise SolverError(f"{name}({args}) was refused: {result['output']}")
-        return result["output"]
-
-    return call
-
-
-def _first(pattern: str, text: str) -> str:
-    match = re.search(pattern, text)
-    if match is None:
-        raise SolverError(f"the instruction has no match for {pattern!r}")
-    return match.group(1)
+from silo.toolkit import Call, SolverError, first_match, strict_caller
 
 
 def _user_id(text: str) -> str:
     """The first user id in ``text``."""
-    return _first(r"(USR-\d+)", text)
+    return first_match(r"(USR-\d+)", text)
 
 
 def _dollars(text: str) -> float:
-    return float(_first(r"\$([\d,]+(?:\.\d+)?)", text).replace(",", ""))
+    return float(first_match(r"\$([\d,]+(?:\.\d+)?)", text).replace(",", ""))
 
 
 def _number(value: float) -> str:
@@ -58,13 +36,13 @@ def _number(value: float) -> str:
 
 def convert_lead(task: str, call: Call) -> str:
     actor = _user_id(task)
-    lead = call("get_lead", {"leadId": _first(r"(LEAD-\d+)", task)})
+    lead = call("get_lead", {"leadId": first_match(r"(LEAD-\d+)", task)})
     existing = call("search_accounts", {"query": lead["company"]})
     args: dict[str, Any] = {
         "actorId": actor,
         "leadId": lead["id"],
         "amount": _dollars(task),
-        "expectedCloseDate": _first(r"(\d{4}-\d{2}-\d{2})", task),
+        "expectedCloseDate": first_match(r"(\d{4}-\d{2}-\d{2})", task),
     }
     exact = [a for a in existing["results"] if a["name"].casefold() == lead["company"].casefold()]
     if exact:
@@ -77,9 +55,9 @@ def convert_lead(task: str, call: Call) -> str:
 
 
 def rehome_open_deals(task: str, call: Call) -> str:
-    departed = _first(r"\((USR-\d+)\) has left", task)
-    actor = _first(r"Acting as [^(]*\((USR-\d+)\)", task)
-    successor = _first(r"over to [^(]*\((USR-\d+)\)", task)
+    departed = first_match(r"\((USR-\d+)\) has left", task)
+    actor = first_match(r"Acting as [^(]*\((USR-\d+)\)", task)
+    successor = first_match(r"over to [^(]*\((USR-\d+)\)", task)
     listing = call("list_opportunities", {"ownerId": departed, "status": "open", "limit": 500})
     moved = [
         call(
@@ -93,7 +71,7 @@ def rehome_open_deals(task: str, call: Call) -> str:
 
 def book_signed_win(task: str, call: Call) -> str:
     actor = _user_id(task)
-    opp = call("get_opportunity", {"opportunityId": _first(r"(OPP-\d+)", task)})
+    opp = call("get_opportunity", {"opportunityId": first_match(r"(OPP-\d+)", task)})
     signed = _dollars(task)
     won = call(
         "close_opportunity_won",
@@ -119,7 +97,7 @@ def weighted_pipeline(task: str, call: Call) -> str:
 
 
 def stalled_leader(task: str, call: Call) -> str:
-    days = int(_first(r"more than (\d+) days", task))
+    days = int(first_match(r"more than (\d+) days", task))
     report = call("stale_opportunities", {"thresholdDays": days})
     top = report["countByOwner"][0]
     return f"{top['ownerName']} owns the most stalled deals: {top['count']}."
@@ -186,7 +164,7 @@ def new_amount(inp: Any, call: Call) -> str:
 def new_close_date(inp: Any, call: Call) -> str:
     return _change_named_deal(
         inp, call, "What is the new date it should close by?", "expectedCloseDate",
-        lambda text: _first(_DATE, text), "The expected close of {deal} has been moved to {value}.",
+        lambda text: first_match(_DATE, text), "The expected close of {deal} has been moved to {value}.",
     )  # fmt: skip
 
 
@@ -219,8 +197,8 @@ def agent(inp: Any) -> dict[str, str]:
     if getattr(inp, "user", None) is not None:
         for phrase, talk in CONVERSATIONS:
             if phrase.casefold() in task.casefold():
-                return {"output": talk(inp, _caller(inp))}
+                return {"output": talk(inp, strict_caller(inp))}
     for phrase, solve in ROUTES:
         if phrase.casefold() in task.casefold():
-            return {"output": solve(task, _caller(inp))}
+            return {"output": solve(task, strict_caller(inp))}
     raise SolverError("this solver does not recognise the task")

@@ -8,7 +8,8 @@ Contract:
 * Derived figures (stage probability, weighted amount, days in stage, staleness, closed-won
   revenue, open pipeline, quota attainment) are computed here on read and never stored. Tools
   and verifiers share these helpers, so both always agree on what a number means.
-* :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows.
+* :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows
+  (:mod:`silo.toolkit`'s sequences and audit trail, with the CRM's padding).
 * Lookups by a foreign key (deals by owner or account, contacts by account, activities by the
   record they concern) go through :class:`silo.Index`, so their cost follows the matches, not
   the size of the world; answers and their order are exactly those of a scan.
@@ -19,13 +20,13 @@ the engine's read-only snapshots.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from silo import Index
+from silo.toolkit import AuditTrail, FactFiles, Sequences
 
 __all__ = [
     "ACTIVITIES_BY_RECORD",
@@ -69,65 +70,30 @@ OPPORTUNITIES_BY_ACCOUNT = Index("opportunities", "accountId")
 CONTACTS_BY_ACCOUNT = Index("contacts", "accountId")
 ACTIVITIES_BY_RECORD = Index("activities", "relatedId")
 
-ID_WIDTH = {"AUD": 4}
-"""Zero padding of minted ids; prefixes not listed here use three digits."""
+SEQUENCES = Sequences(widths={"AUD": 4})
+"""Id counters; zero padding is three digits except the audit log's four."""
 
-_DATA_DIR = Path(__file__).resolve().parent / "data"
-_RAW_TEXT: dict[str, str] = {}
+AUDIT = AuditTrail(SEQUENCES)
+
+_FACTS = FactFiles(Path(__file__).resolve().parent / "data")
 
 State = dict[str, Any]
 Row = Mapping[str, Any]
 
 
-def _raw(name: str) -> str:
-    """The text of ``data/<name>.json``, read from disk once per process."""
-    if name not in _RAW_TEXT:
-        _RAW_TEXT[name] = (_DATA_DIR / f"{name}.json").read_text(encoding="utf-8")
-    return _RAW_TEXT[name]
-
-
 def create_state() -> State:
     """A new world: every call parses the cached JSON again, so worlds never share objects."""
-    state: State = {"now": SIMULATION_NOW}
-    for name in COLLECTIONS:
-        records = json.loads(_raw(name))
-        state[name] = {record["id"]: record for record in records}
-    state["auditLog"] = json.loads(_raw("auditLog"))
-    state["sequences"] = json.loads(_raw("sequences"))
-    return state
+    return _FACTS.world(COLLECTIONS, head={"now": SIMULATION_NOW}, after=("auditLog", "sequences"))
 
 
 # --- ids and audit ---------------------------------------------------------------------------
 
+mint_id = SEQUENCES.mint
+"""``mint_id(state, prefix)``: the next id for ``prefix`` (``ACC-012``, ``AUD-0001``)."""
 
-def mint_id(state: State, prefix: str) -> str:
-    """The next id for ``prefix`` (``ACC-012``, ``AUD-0001``); advances the stored counter."""
-    counters = state["sequences"]
-    value = int(counters.get(prefix, 0)) + 1
-    counters[prefix] = value
-    return f"{prefix}-{value:0{ID_WIDTH.get(prefix, 3)}d}"
-
-
-def record_audit(
-    state: State,
-    actor_id: str,
-    action: str,
-    entity_type: str,
-    entity_id: str,
-    details: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Append the single audit row a mutating tool call leaves behind, and return it."""
-    row = {
-        "id": mint_id(state, "AUD"),
-        "at": state["now"],
-        "actorId": actor_id,
-        "action": action,
-        "entityType": entity_type,
-        "entityId": entity_id,
-        "details": dict(details or {}),
-    }
-    state["auditLog"].append(row)
-    return row
+record_audit = AUDIT.record
+"""``record_audit(state, actor_id, action, entity_type, entity_id, details=None)``: append the
+single audit row a mutating tool call leaves behind, and return it."""
 
 
 # --- dates -----------------------------------------------------------------------------------

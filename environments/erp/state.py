@@ -12,26 +12,27 @@ Contract:
   invoiced, reserved and fulfilled quantities 0, ``amountPaid`` 0). Tools that change lines
   re-run the same derivation (:func:`erp.domain.money.price_document`), so stored figures
   always agree with the lines.
-* :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows.
+* :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows
+  (:mod:`silo.toolkit`'s sequences and audit trail, with the ERP's numbering).
 * The clock is ``state["now"]`` (an ISO timestamp). :func:`today` is its date; nothing reads
   the real time. Only :func:`set_now` moves it, and only forward.
 """
 
 from __future__ import annotations
 
-import copy
-import json
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from silo.toolkit import AuditTrail, FactFiles, SeedWorld, Sequences
 
 from .domain.money import price_document
 
 __all__ = [
     "COLLECTIONS",
     "DATASETS",
-    "ID_WIDTH",
+    "SEQUENCES",
     "SIMULATION_NOW",
     "STATE_KEYS",
     "add_days",
@@ -77,8 +78,11 @@ DATASETS = ("company", *COLLECTIONS, "auditLog", "sequences")
 STATE_KEYS = ("now", *DATASETS)
 """Top-level keys in the order state diffs report them."""
 
-ID_WIDTH = {"AUD": 4}
-"""Zero padding of minted ids; prefixes not listed here use three digits."""
+SEQUENCES = Sequences(widths={"AUD": 4}, unset=1)
+"""Id counters hold the last number issued; a prefix without a counter starts after 1, as the
+reference ERP does. Zero padding is three digits except the audit log's four."""
+
+AUDIT = AuditTrail(SEQUENCES)
 
 PRICED = {
     "quotations": False,
@@ -100,17 +104,9 @@ DOC_DEFAULTS: dict[str, dict[str, Any]] = {
     "requisitions": {"rfqId": None, "purchaseOrderId": None, "committedAmount": 0},
 }
 
-_DATA_DIR = Path(__file__).resolve().parent / "data"
-_RAW_TEXT: dict[str, str] = {}
+_FACTS = FactFiles(Path(__file__).resolve().parent / "data")
 
 State = dict[str, Any]
-
-
-def _raw(name: str) -> str:
-    """The text of ``data/<name>.json``, read from disk once per process."""
-    if name not in _RAW_TEXT:
-        _RAW_TEXT[name] = (_DATA_DIR / f"{name}.json").read_text(encoding="utf-8")
-    return _RAW_TEXT[name]
 
 
 def _derive(name: str, record: dict[str, Any]) -> None:
@@ -130,65 +126,33 @@ def _derive(name: str, record: dict[str, Any]) -> None:
         price_document(record, taxed=False, total_field="estimatedTotal")
 
 
-def _derived_text() -> str:
-    """The whole derived seed world as JSON text, built once per process."""
-    if "" not in _RAW_TEXT:
-        state: State = {"now": SIMULATION_NOW, "company": json.loads(_raw("company"))}
-        for name in COLLECTIONS:
-            records = json.loads(_raw(name))
-            for record in records:
-                _derive(name, record)
-            state[name] = {record["id"]: record for record in records}
-        state["auditLog"] = json.loads(_raw("auditLog"))
-        state["sequences"] = json.loads(_raw("sequences"))
-        _RAW_TEXT[""] = json.dumps(state)
-    return _RAW_TEXT[""]
+_SEED = SeedWorld(
+    lambda: _FACTS.world(
+        COLLECTIONS,
+        head={"now": SIMULATION_NOW},
+        before=("company",),
+        after=("auditLog", "sequences"),
+        derive=_derive,
+    )
+)
+"""The derived seed world, built once per process."""
 
 
 def create_state() -> State:
     """A new world: every call parses the cached derived JSON, so worlds never share objects."""
-    world: State = json.loads(_derived_text())
-    return world
+    return _SEED.create()
 
 
 # --- ids and audit ---------------------------------------------------------------------------
 
+mint_id = SEQUENCES.mint
+"""``mint_id(state, prefix)``: the next id for ``prefix`` (``PO-210``, ``AUD-0021``); advances
+the stored counter."""
 
-def mint_id(state: State, prefix: str) -> str:
-    """The next id for ``prefix`` (``PO-210``, ``AUD-0021``); advances the stored counter.
-
-    Counters hold the last number issued; a prefix without a counter starts after 1, as the
-    reference ERP does.
-    """
-    counters = state["sequences"]
-    value = int(counters.get(prefix, 1)) + 1
-    counters[prefix] = value
-    return f"{prefix}-{value:0{ID_WIDTH.get(prefix, 3)}d}"
-
-
-def record_audit(
-    state: State,
-    actor_id: str,
-    action: str,
-    entity_type: str,
-    entity_id: str,
-    details: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Append the audit row of a change (``action`` like ``purchase_order.approved``).
-
-    ``details`` is copied, so a value the tool also returns never aliases the log.
-    """
-    row = {
-        "id": mint_id(state, "AUD"),
-        "at": state["now"],
-        "actorId": actor_id,
-        "action": action,
-        "entityType": entity_type,
-        "entityId": entity_id,
-        "details": copy.deepcopy(dict(details or {})),
-    }
-    state["auditLog"].append(row)
-    return row
+record_audit = AUDIT.record
+"""``record_audit(state, actor_id, action, entity_type, entity_id, details=None)``: append the
+audit row of a change (``action`` like ``purchase_order.approved``); ``details`` is copied, so
+a value the tool also returns never aliases the log."""
 
 
 # --- the simulated clock ---------------------------------------------------------------------

@@ -5,44 +5,22 @@ the tools alone: the acting member's id is read from the instruction, and every 
 items by title, members and teams by name, projects by key, sprints by name, workflow states by
 name) is looked up through tool results. It returns ``{"output": <answer text>}``. A tool
 refusal raises :class:`SolverError`, because the reference solution never needs a retry. The
-solver uses only the standard library, so it loads as a standalone file.
+solver uses only the standard library and :mod:`silo.toolkit` (its strict caller and
+instruction reading), so it loads as a standalone file.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
-Call = Callable[[str, dict[str, Any]], Any]
+from silo.toolkit import Call, SolverError, first_match, strict_caller
+
 ALL = {"limit": 500}
 
 
-class SolverError(RuntimeError):
-    """A tool refused a call the reference solution relies on, or a lookup found nothing."""
-
-
-def _caller(inp: Any) -> Call:
-    """``call(name, args)`` returning the tool output, raising on a refusal."""
-
-    def call(name: str, args: dict[str, Any]) -> Any:
-        result = inp.call_tool(name, args)
-        if result["isError"]:
-            raise SolverError(f"{name}({args}) was refused: {result['output']}")
-        return result["output"]
-
-    return call
-
-
-def _first(pattern: str, text: str) -> str:
-    match = re.search(pattern, text)
-    if match is None:
-        raise SolverError(f"the instruction has no match for {pattern!r}")
-    return match.group(1)
-
-
 def _actor(task: str) -> str:
-    return _first(r"Acting as [^(]*\((MEM-\d+)\)", task)
+    return first_match(r"Acting as [^(]*\((MEM-\d+)\)", task)
 
 
 def _number(value: float) -> str:
@@ -63,7 +41,7 @@ def _item(call: Call, title: str) -> dict[str, Any]:
 
 
 def _quoted_item(call: Call, task: str) -> dict[str, Any]:
-    return _item(call, _first(r'"([^"]+)"', task))
+    return _item(call, first_match(r'"([^"]+)"', task))
 
 
 def _member(call: Call, name: str) -> dict[str, Any]:
@@ -113,8 +91,8 @@ def land_with_dependencies(task: str, call: Call) -> str:
 
 def rehome_work(task: str, call: Call) -> str:
     """TASK-003: give every unfinished item of the departed member to the successor."""
-    gone = _member(call, _first(r"^(.+?) has left", task))
-    heir = _member(call, _first(r"over to ([A-Z][a-z]+ [A-Z][a-z]+)", task))
+    gone = _member(call, first_match(r"^(.+?) has left", task))
+    heir = _member(call, first_match(r"over to ([A-Z][a-z]+ [A-Z][a-z]+)", task))
     held = call("list_work_items", {"assigneeId": gone["id"], "open": True, **ALL})["results"]
     actor = _actor(task)
     for item in held:
@@ -128,7 +106,9 @@ def rehome_work(task: str, call: Call) -> str:
 def find_owner(task: str, call: Call) -> str:
     """TASK-004: assign the item to the team member it fits most tightly."""
     item = _quoted_item(call, task)
-    team = _exact(call("list_teams", ALL)["results"], "name", _first(r"from the (\w+) team", task))
+    team = _exact(
+        call("list_teams", ALL)["results"], "name", first_match(r"from the (\w+) team", task)
+    )
     members = call("member_load", {"teamId": team["id"], "activeOnly": True})["results"]
     fits = [
         (m["remainingCapacity"] - item["estimate"], m["id"])
@@ -156,7 +136,7 @@ def note_blocker(task: str, call: Call) -> str:
 
 def fill_sprint(task: str, call: Call) -> str:
     """TASK-006: move the project's unassigned Backlog items into the named sprint."""
-    sprint = _sprint(call, _first(r"into (.+? Sprint \d+)", task))
+    sprint = _sprint(call, first_match(r"into (.+? Sprint \d+)", task))
     args = {
         "projectId": sprint["projectId"],
         "statusId": _state_id(call, "Backlog"),
@@ -175,8 +155,8 @@ def fill_sprint(task: str, call: Call) -> str:
 
 def turn_over_sprint(task: str, call: Call) -> str:
     """TASK-007: complete the ending sprint, then start the next one."""
-    ending = _sprint(call, _first(r"complete (.+? Sprint \d+)", task))
-    upcoming = _sprint(call, _first(r"then start (.+? Sprint \d+)", task))
+    ending = _sprint(call, first_match(r"complete (.+? Sprint \d+)", task))
+    upcoming = _sprint(call, first_match(r"then start (.+? Sprint \d+)", task))
     actor = _actor(task)
     done = call("complete_sprint", {"actorId": actor, "sprintId": ending["id"]})
     call("start_sprint", {"actorId": actor, "sprintId": upcoming["id"]})
@@ -186,7 +166,7 @@ def turn_over_sprint(task: str, call: Call) -> str:
 
 def close_project(task: str, call: Call) -> str:
     """TASK-008: finish the project's unfinished items, then close it."""
-    project = _project(call, _first(r"\(key ([A-Z0-9]+)\)", task))
+    project = _project(call, first_match(r"\(key ([A-Z0-9]+)\)", task))
     actor, done_id = _actor(task), _state_id(call)
     open_items = call("list_work_items", {"projectId": project["id"], "open": True, **ALL})
     finished: list[str] = []
@@ -215,7 +195,7 @@ def report_strongest_sprint(task: str, call: Call) -> str:
 
 def report_project_hours(task: str, call: Call) -> str:
     """TASK-011: total hours logged on the project's items."""
-    project = _project(call, _first(r"\(key ([A-Z0-9]+)\)", task))
+    project = _project(call, first_match(r"\(key ([A-Z0-9]+)\)", task))
     report = call("project_time_report", {"projectId": project["id"]})
     return f"Hours logged on {project['name']}: {_number(report['totalHours'])}"
 
@@ -281,5 +261,5 @@ def agent(inp: Any) -> dict[str, str]:
     task = inp.task
     for phrase, solve in ROUTES:
         if phrase.casefold() in task.casefold():
-            return {"output": solve(task, _caller(inp))}
+            return {"output": solve(task, strict_caller(inp))}
     raise SolverError("this solver does not recognise the task")

@@ -9,7 +9,8 @@ Contract:
   member load and over-capacity, sprint scope, velocity and remaining points, logged hours) are
   computed here on read and never stored. Tools and verifiers share these helpers, so both always
   agree on what a number means.
-* :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows.
+* :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows
+  (:mod:`silo.toolkit`'s sequences and audit trail, with this world's padding).
 * Lookups by a foreign key go through :class:`silo.Index`, so their cost follows the matches.
 
 Every helper that only reads accepts any ``Mapping`` view of the state, so verifiers can pass the
@@ -18,8 +19,6 @@ engine's read-only snapshots.
 
 from __future__ import annotations
 
-import copy
-import json
 import math
 from collections.abc import Iterable, Mapping
 from datetime import date
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from silo import Index
+from silo.toolkit import AuditTrail, FactFiles, Sequences
 
 __all__ = [
     "COLLECTIONS",
@@ -80,65 +80,31 @@ ITEMS_BY_SPRINT = Index("workItems", "sprintId")
 LOGS_BY_ITEM = Index("timeLogs", "workItemId")
 LOGS_BY_MEMBER = Index("timeLogs", "memberId")
 
-ID_WIDTH = {"AUD": 4}
-"""Zero padding of minted ids; prefixes not listed here use three digits."""
+SEQUENCES = Sequences(widths={"AUD": 4})
+"""Id counters; zero padding is three digits except the audit log's four."""
 
-_DATA_DIR = Path(__file__).resolve().parent / "data"
-_RAW_TEXT: dict[str, str] = {}
+AUDIT = AuditTrail(SEQUENCES)
+
+_FACTS = FactFiles(Path(__file__).resolve().parent / "data")
 
 State = dict[str, Any]
 World = Mapping[str, Any]
 Row = Mapping[str, Any]
 
 
-def _raw(name: str) -> str:
-    """The text of ``data/<name>.json``, read from disk once per process."""
-    if name not in _RAW_TEXT:
-        _RAW_TEXT[name] = (_DATA_DIR / f"{name}.json").read_text(encoding="utf-8")
-    return _RAW_TEXT[name]
-
-
 def create_state() -> State:
     """A new world: every call parses the cached JSON again, so worlds never share objects."""
-    state: State = {"now": SIMULATION_NOW}
-    for name in COLLECTIONS:
-        state[name] = {record["id"]: record for record in json.loads(_raw(name))}
-    state["auditLog"] = json.loads(_raw("auditLog"))
-    state["sequences"] = json.loads(_raw("sequences"))
-    return state
+    return _FACTS.world(COLLECTIONS, head={"now": SIMULATION_NOW}, after=("auditLog", "sequences"))
 
 
 # --- ids, audit, numbers and dates -----------------------------------------------------------
 
+mint_id = SEQUENCES.mint
+"""``mint_id(state, prefix)``: the next id for ``prefix`` (``WI-025``, ``AUD-0003``)."""
 
-def mint_id(state: State, prefix: str) -> str:
-    """The next id for ``prefix`` (``WI-025``, ``AUD-0003``); advances the stored counter."""
-    counters = state["sequences"]
-    value = int(counters.get(prefix, 0)) + 1
-    counters[prefix] = value
-    return f"{prefix}-{value:0{ID_WIDTH.get(prefix, 3)}d}"
-
-
-def record_audit(
-    state: State,
-    actor_id: str,
-    action: str,
-    entity_type: str,
-    entity_id: str,
-    details: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Append the single audit row a mutating tool call leaves behind, and return it."""
-    row = {
-        "id": mint_id(state, "AUD"),
-        "at": state["now"],
-        "actorId": actor_id,
-        "action": action,
-        "entityType": entity_type,
-        "entityId": entity_id,
-        "details": copy.deepcopy(dict(details or {})),  # callers may hand the same lists out
-    }
-    state["auditLog"].append(row)
-    return row
+record_audit = AUDIT.record
+"""``record_audit(state, actor_id, action, entity_type, entity_id, details=None)``: append the
+single audit row a mutating tool call leaves behind (``details`` copied), and return it."""
 
 
 def round_half_up(value: float, places: int = 1) -> float:

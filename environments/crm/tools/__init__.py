@@ -8,6 +8,7 @@ own: each ``run(state, input)`` acts on the world it is given, so one list serve
 from __future__ import annotations
 
 from silo import Tool
+from silo.toolkit import unique_tools
 
 from . import (
     accounts,
@@ -35,8 +36,6 @@ ALL_TOOLS: list[Tool] = [
     *reporting.TOOLS,
 ]
 
-_names = [tool.name for tool in ALL_TOOLS]
-if len(set(_names)) != len(_names):
-    raise RuntimeError(f"duplicate tool names: {sorted(n for n in _names if _names.count(n) > 1)}")
+unique_tools(ALL_TOOLS)
 
 __all__ = ["ALL_TOOLS"]

@@ -11,22 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import changes, non_blank, search_term
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import choice, obj, text
 
 from ..state import CONTACTS_BY_ACCOUNT, OPPORTUNITIES_BY_ACCOUNT, mint_id, record_audit
-from .common import (
-    acting_user,
-    apply_changes,
-    assignable_user,
-    changes,
-    contains,
-    fetch,
-    non_blank,
-    page,
-    search_term,
-    snapshot,
-    sorted_by_id,
-)
-from .schema import ACCOUNT_TIERS, actor, choice, listing, long_text, obj, query, record_id, text
+from .common import acting_user, apply_changes, assignable_user, contains, fetch, page
+from .schema import ACCOUNT_TIERS, actor, by_id, listing, long_text, record_id, searching
 from .views import contact_view, opportunity_view
 
 State = dict[str, Any]
@@ -151,14 +142,14 @@ TOOLS: list[Tool] = [
     define_tool(
         "search_accounts",
         "Find accounts whose id, name, industry, website or city contains the query text.",
-        listing({"query": query()}, ["query"]),
+        searching(),
         _search_accounts,
         read_only=True,
     ),
     define_tool(
         "get_account",
         "One account with its contacts and all of its opportunities (open and closed).",
-        obj({"accountId": record_id("account", "Id of the account, e.g. ACC-004.")}, ["accountId"]),
+        by_id("account", "accountId", "Id of the account, e.g. ACC-004."),
         _get_account,
         read_only=True,
     ),

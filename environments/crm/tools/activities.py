@@ -12,30 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import non_blank
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, day, obj, text
 
 from ..state import days_between, mint_id, record_audit
-from .common import (
-    acting_user,
-    assignable_user,
-    fetch,
-    future_day,
-    non_blank,
-    page,
-    past_day,
-    sorted_by_id,
-)
-from .schema import (
-    ACTIVITY_TYPES,
-    RELATED_TYPES,
-    actor,
-    choice,
-    day,
-    listing,
-    long_text,
-    obj,
-    record_id,
-    text,
-)
+from .common import acting_user, assignable_user, fetch, future_day, page, past_day
+from .schema import ACTIVITY_TYPES, RELATED_TYPES, actor, listing, long_text, record_id
 from .views import activity_view
 
 State = dict[str, Any]

@@ -12,20 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import changes, non_blank, search_term
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import email, flag, obj, text
 
 from ..state import CONTACTS_BY_ACCOUNT, mint_id, record_audit
-from .common import (
-    acting_user,
-    apply_changes,
-    changes,
-    contains,
-    fetch,
-    non_blank,
-    page,
-    search_term,
-    sorted_by_id,
-)
-from .schema import actor, email, flag, listing, obj, query, record_id, text
+from .common import acting_user, apply_changes, contains, fetch, page
+from .schema import actor, by_id, listing, record_id, searching
 from .views import contact_view
 
 State = dict[str, Any]
@@ -187,14 +180,14 @@ TOOLS: list[Tool] = [
     define_tool(
         "search_contacts",
         "Find contacts whose id, full name, email or job title contains the query text.",
-        listing({"query": query()}, ["query"]),
+        searching(),
         _search_contacts,
         read_only=True,
     ),
     define_tool(
         "get_contact",
         "One contact with the name of its account.",
-        obj({"contactId": record_id("contact", "Id of the contact, e.g. CON-003.")}, ["contactId"]),
+        by_id("contact", "contactId", "Id of the contact, e.g. CON-003."),
         _get_contact,
         read_only=True,
     ),

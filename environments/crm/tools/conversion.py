@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.schema import choice, day, flag, obj, text
 
 from ..state import record_audit
 from .accounts import account_named, new_account
@@ -20,7 +21,7 @@ from .common import fetch, future_day
 from .contacts import check_email_free, has_primary, new_contact
 from .leads import lead_id, lead_in_status
 from .opportunities import new_opportunity
-from .schema import ACCOUNT_TIERS, actor, amount, choice, day, flag, obj, record_id, text
+from .schema import ACCOUNT_TIERS, actor, amount, record_id
 from .views import lead_view
 
 State = dict[str, Any]

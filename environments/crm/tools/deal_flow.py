@@ -14,11 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import non_blank
+from silo.toolkit.schema import obj
 
 from ..state import record_audit
-from .common import acting_user, assignable_user, fetch, non_blank
+from .common import acting_user, assignable_user, fetch
 from .opportunities import open_stages, require_open
-from .schema import actor, amount, long_text, obj, record_id
+from .schema import actor, amount, long_text, record_id
 from .views import opportunity_view
 
 State = dict[str, Any]

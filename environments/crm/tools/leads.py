@@ -12,32 +12,21 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import non_blank, search_term
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, email, flag, obj, text
 
 from ..state import mint_id, record_audit
-from .common import (
-    acting_user,
-    apply_changes,
-    assignable_user,
-    contains,
-    fetch,
-    non_blank,
-    page,
-    search_term,
-    sorted_by_id,
-)
+from .common import acting_user, apply_changes, assignable_user, contains, fetch, page
 from .schema import (
     LEAD_SOURCES,
     LEAD_STATUSES,
     actor,
-    choice,
-    email,
-    flag,
+    by_id,
     listing,
     long_text,
-    obj,
-    query,
     record_id,
-    text,
+    searching,
 )
 from .views import lead_view
 
@@ -175,14 +164,14 @@ TOOLS: list[Tool] = [
     define_tool(
         "search_leads",
         "Find leads whose id, full name, company or email contains the query text.",
-        listing({"query": query()}, ["query"]),
+        searching(),
         _search_leads,
         read_only=True,
     ),
     define_tool(
         "get_lead",
         "One lead with its age in days and, once converted, the records it became.",
-        obj({"leadId": lead_id("Id of the lead, e.g. LEAD-004.")}, ["leadId"]),
+        by_id("lead", "leadId", "Id of the lead, e.g. LEAD-004."),
         _get_lead,
         read_only=True,
     ),

@@ -14,35 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import changes, non_blank, search_term
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, day, flag, obj, text
 
 from .. import state as derived
 from ..state import mint_id, record_audit
-from .common import (
-    acting_user,
-    apply_changes,
-    assignable_user,
-    changes,
-    contains,
-    fetch,
-    future_day,
-    non_blank,
-    page,
-    search_term,
-    sorted_by_id,
-)
-from .schema import (
-    OPPORTUNITY_STATUSES,
-    actor,
-    amount,
-    choice,
-    day,
-    flag,
-    listing,
-    obj,
-    query,
-    record_id,
-    text,
-)
+from .common import acting_user, apply_changes, assignable_user, contains, fetch, future_day, page
+from .schema import OPPORTUNITY_STATUSES, actor, amount, by_id, listing, record_id, searching
 from .views import activity_view, opportunity_view
 
 State = dict[str, Any]
@@ -224,17 +203,14 @@ TOOLS: list[Tool] = [
     define_tool(
         "search_opportunities",
         "Find deals whose id, name or account name contains the query text.",
-        listing({"query": query()}, ["query"]),
+        searching(),
         _search_opportunities,
         read_only=True,
     ),
     define_tool(
         "get_opportunity",
         "One deal with its derived figures and every activity logged against it.",
-        obj(
-            {"opportunityId": record_id("opportunity", "Id of the deal, e.g. OPP-007.")},
-            ["opportunityId"],
-        ),
+        by_id("opportunity", "opportunityId", "Id of the deal, e.g. OPP-007."),
         _get_opportunity,
         read_only=True,
     ),

@@ -12,12 +12,14 @@ from collections import Counter
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import parse_day
+from silo.toolkit.schema import choice, day, flag, integer, obj, text
 
 from .. import state as derived
 from ..state import STALE_STAGE_DAYS
-from .common import page, parse_day
+from .common import page
 from .opportunities import open_stages
-from .schema import choice, day, flag, integer, listing, obj, record_id, text
+from .schema import listing, record_id
 from .views import opportunity_view
 
 State = dict[str, Any]

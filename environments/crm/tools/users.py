@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, flag
 
-from .common import fetch, page, sorted_by_id
-from .schema import choice, flag, listing, obj, record_id
+from .common import fetch, page
+from .schema import by_id, listing
 from .views import user_view
 
 ROLES = ("manager", "rep")
@@ -53,7 +55,7 @@ TOOLS: list[Tool] = [
         "get_user",
         "One user with quota, closed-won revenue, open pipeline (count, amount, weighted) and "
         "quota attainment in percent.",
-        obj({"userId": record_id("user", "Id of the user, e.g. USR-003.")}, ["userId"]),
+        by_id("user", "userId", "Id of the user, e.g. USR-003."),
         _get_user,
         read_only=True,
     ),

@@ -10,6 +10,7 @@ on the world it is given, so one list serves every world.
 from __future__ import annotations
 
 from silo import Tool
+from silo.toolkit import unique_tools
 
 from . import (
     approvals,
@@ -55,8 +56,6 @@ ALL_TOOLS: list[Tool] = [
     *audit.TOOLS,
 ]
 
-_names = [tool.name for tool in ALL_TOOLS]
-if len(set(_names)) != len(_names):
-    raise RuntimeError(f"duplicate tool names: {sorted(n for n in _names if _names.count(n) > 1)}")
+unique_tools(ALL_TOOLS)
 
 __all__ = ["ALL_TOOLS"]

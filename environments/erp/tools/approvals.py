@@ -14,34 +14,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import filtered, snapshot, sorted_by_id
+from silo.toolkit.schema import choice, obj, text
 
 from ..domain import approvals as rules
-from .common import (
-    Args,
-    State,
-    acting_user,
-    active_user,
-    audit,
-    fetch,
-    filtered,
-    non_blank,
-    page,
-    require_status,
-    snapshot,
-    sorted_by_id,
-)
+from .common import State, acting_user, active_user, audit, fetch, page, require_status
 from .crud import get_tool, list_tool
 from .schema import (
     APPROVAL_ENTITY_TYPES,
     APPROVAL_STATUSES,
     acting_on,
     amount,
-    choice,
     listing,
     long_text,
-    obj,
     record_id,
-    text,
 )
 
 

@@ -13,9 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import integer, obj, text
 
-from .common import Args, State, fetch, page, snapshot
-from .schema import INSTANT_PATTERN, integer, listing, obj, record_id, text
+from .common import State, fetch, page
+from .schema import INSTANT_PATTERN, listing, record_id
 
 
 def _newest_first(state: State) -> list[dict[str, Any]]:

@@ -15,39 +15,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, apply_changes, changes, non_blank
+from silo.toolkit.results import filtered, snapshot
+from silo.toolkit.schema import choice, integer, obj, text
 
 from ..domain import budgets as rules
 from ..domain.money import round2
 from ..state import mint_id, now_instant
-from .common import (
-    Args,
-    State,
-    acting_user,
-    active_user,
-    apply_changes,
-    audit,
-    changes,
-    fetch,
-    filtered,
-    non_blank,
-    page,
-    snapshot,
-)
+from .common import State, acting_user, active_user, audit, fetch, page
 from .crud import list_tool
-from .schema import (
-    BUDGET_STATUSES,
-    acting_on,
-    actor,
-    amount,
-    by_id,
-    choice,
-    integer,
-    money,
-    obj,
-    reason,
-    record_id,
-    text,
-)
+from .schema import BUDGET_STATUSES, acting_on, actor, amount, by_id, money, reason, record_id
 from .views import budget_view
 
 DRAWING = (

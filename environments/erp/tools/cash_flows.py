@@ -15,24 +15,16 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, flag, integer, obj, text
 
 from ..domain.documents import apply_payment, outstanding
 from ..domain.money import round2
 from ..state import add_days, mint_id, today
 from . import finance
-from .common import Args, State, audit, fetch, page, snapshot
-from .schema import (
-    PAYMENT_METHODS,
-    actor,
-    amount,
-    choice,
-    flag,
-    integer,
-    listing,
-    obj,
-    record_id,
-    text,
-)
+from .common import State, audit, fetch, page
+from .schema import PAYMENT_METHODS, actor, amount, listing, record_id
 
 METHOD = choice(PAYMENT_METHODS, "How the money moves (default bank_transfer).")
 

@@ -13,11 +13,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.schema import integer, no_input, obj
 
 from ..domain.documents import is_late, is_overdue, quotation_is_valid
 from ..state import now_instant, record_audit, set_now, today
-from .common import Args, State, acting_user
-from .schema import INSTANT_PATTERN, actor, integer, no_input, obj
+from .common import State, acting_user
+from .schema import INSTANT_PATTERN, actor
 
 
 def _overdue_ids(state: State) -> list[str]:

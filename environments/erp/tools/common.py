@@ -5,27 +5,26 @@ conventional codes (``not_found`` for unknown ids, ``not_allowed`` for deactivat
 ``invalid_state`` for a record whose status forbids the action, ``invalid_input`` for
 impossible dates, blank text or empty updates, ``conflict`` for no-op updates and duplicates),
 so tool bodies read as the happy path. Every guard runs before a tool writes anything, which
-is how a refused call leaves the world untouched. :func:`page` is the one pagination,
-:func:`filtered` the one equality filter of list tools, :func:`contains` the one
-case-insensitive match of search tools; :func:`snapshot` detaches what a tool hands out.
+is how a refused call leaves the world untouched. Tools take the generic readers and listing
+helpers (blank text, empty or no-op updates, search terms, the equality filter, the
+case-insensitive match, detached copies) from :mod:`silo.toolkit`; what names the ERP's
+records, tools and clock is defined here, on top of the toolkit's guards. :func:`page` is the
+one pagination, with the ERP's page size.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from silo import ToolError
+from silo import ToolError, toolkit
+from silo.toolkit import Args, Record, acting_record, find_record, require_active
 
 from ..state import record_audit
-from .schema import DEFAULT_LIMIT
+from .schema import PAGING
 
-Args = dict[str, Any]
-Record = dict[str, Any]
 State = dict[str, Any]
-View = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 
 LABELS = {
     "departments": ("department", "list_departments"),
@@ -57,46 +56,19 @@ LABELS = {
 
 def fetch(state: Mapping[str, Any], collection: str, record_id: str) -> Record:
     """The record ``record_id`` of ``collection``, or a ``not_found`` refusal."""
-    record: Record | None = state[collection].get(record_id)
-    if record is None:
-        label, lister = LABELS[collection]
-        raise ToolError(
-            "not_found",
-            f"no {label} has id {record_id}; look it up with {lister}",
-            {"id": record_id},
-        )
-    return record
+    label, lister = LABELS[collection]
+    return find_record(state, collection, record_id, label, lister)
 
 
 def acting_user(state: Mapping[str, Any], actor_id: str) -> Record:
     """The user performing a change; unknown or deactivated users are refused."""
-    user: Record | None = state["users"].get(actor_id)
-    if user is None:
-        raise ToolError(
-            "not_found",
-            f"actorId {actor_id} is not a user; pass the id of the person acting (USR-001 ...)",
-            {"id": actor_id},
-        )
-    if not user["active"]:
-        raise ToolError(
-            "not_allowed",
-            f"{user['name']} ({actor_id}) is deactivated and cannot make changes; act as an "
-            "active user",
-            {"id": actor_id},
-        )
-    return user
+    hint = "pass the id of the person acting (USR-001 ...)"
+    return acting_record(state, "users", actor_id, "user", hint)
 
 
 def active_user(state: Mapping[str, Any], user_id: str, role: str) -> Record:
     """A user named in a field (``role`` says which): must exist and be active."""
-    user = fetch(state, "users", user_id)
-    if not user["active"]:
-        raise ToolError(
-            "not_allowed",
-            f"{user['name']} ({user_id}) is deactivated and cannot be the {role}",
-            {"id": user_id},
-        )
-    return user
+    return require_active(fetch(state, "users", user_id), user_id, f"cannot be the {role}")
 
 
 def require_status(record: Mapping[str, Any], allowed: Sequence[str], verb: str) -> None:
@@ -111,49 +83,8 @@ def require_status(record: Mapping[str, Any], allowed: Sequence[str], verb: str)
 
 
 def parse_day(value: str, field: str) -> date:
-    """A YYYY-MM-DD string as a date; impossible dates (2026-02-30) are refused."""
-    try:
-        return date.fromisoformat(value[:10])
-    except ValueError:
-        raise ToolError(
-            "invalid_input", f"{field} {value!r} is not a real calendar date (YYYY-MM-DD)"
-        ) from None
-
-
-def non_blank(value: str, field: str) -> str:
-    """``value`` without surrounding spaces; refuses a value that is only spaces."""
-    cleaned = value.strip()
-    if not cleaned:
-        raise ToolError("invalid_input", f"{field} is blank; give it some text")
-    return cleaned
-
-
-def changes(args: Args, fields: Sequence[str]) -> Args:
-    """The subset of ``fields`` present in ``args``; refuses an update that changes nothing."""
-    found = {name: args[name] for name in fields if name in args}
-    if not found:
-        raise ToolError(
-            "invalid_input", f"nothing to update; pass at least one of: {', '.join(fields)}"
-        )
-    return found
-
-
-def apply_changes(record: Record, updates: Args) -> dict[str, Any]:
-    """Write ``updates`` into ``record``; returns ``{field: {from, to}}`` for what differed.
-
-    Refuses with ``conflict`` when every value already matches, so a no-op never reaches the
-    audit log.
-    """
-    diff = {
-        name: {"from": record.get(name), "to": value}
-        for name, value in updates.items()
-        if record.get(name) != value
-    }
-    if not diff:
-        raise ToolError("conflict", "every value given already matches the record; nothing changed")
-    for name in diff:
-        record[name] = copy.deepcopy(updates[name])
-    return diff
+    """A YYYY-MM-DD string (or a timestamp's date) as a date; impossible dates are refused."""
+    return toolkit.parse_day(value, field, date_part=True)
 
 
 def audit(
@@ -171,46 +102,10 @@ def audit(
     record_audit(state, args["actorId"], action, entity_type, record["id"], details)
 
 
-def search_term(args: Args) -> str:
-    """The normalised ``query`` of a search tool; a blank query is refused."""
-    term = str(args["query"]).strip().casefold()
-    if not term:
-        raise ToolError("invalid_input", "query is blank; pass some text to look for")
-    return term
-
-
-def contains(term: str, values: Iterable[Any]) -> bool:
-    """Whether the normalised ``term`` occurs in any of the non-empty ``values``, any case."""
-    return any(term in str(value).casefold() for value in values if value)
-
-
-def snapshot(record: Mapping[str, Any]) -> Record:
-    """A detached copy of a stored record, safe to hand out: editing it cannot touch the world."""
-    return copy.deepcopy(dict(record))
-
-
-def filtered(records: Iterable[Record], args: Args, fields: Sequence[str]) -> list[Record]:
-    """The records equal to ``args`` on each of ``fields`` that ``args`` gives, in id order."""
-    wanted = [(name, args[name]) for name in fields if name in args]
-    return sorted_by_id(
-        record for record in records if all(record.get(name) == value for name, value in wanted)
-    )
-
-
-def page(rows: Sequence[Mapping[str, Any]], args: Args, view: View | None = None) -> dict[str, Any]:
-    """``{total, count, offset, results}`` for the window ``args`` asks for (copies of rows).
-
-    ``view`` turns a stored record into what the agent sees; only the window is viewed.
-    """
-    limit = int(args.get("limit", DEFAULT_LIMIT))
-    offset = int(args.get("offset", 0))
-    window = [snapshot(view(row) if view else row) for row in rows[offset : offset + limit]]
-    return {"total": len(rows), "count": len(window), "offset": offset, "results": window}
-
-
-def sorted_by_id(records: Iterable[Record]) -> list[Record]:
-    """Records in id order, so listings are stable."""
-    return sorted(records, key=lambda record: record["id"])
+page = PAGING.page
+"""``page(rows, args, view=None)``: ``{total, count, offset, results}`` for the window ``args``
+asks for (copies of rows); ``view`` turns a stored record into what the agent sees, and only
+the window is viewed."""
 
 
 def name_of(state: Mapping[str, Any], collection: str, record_id: str | None) -> str | None:

@@ -13,19 +13,12 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args, search_term
+from silo.toolkit.results import contains, filtered, snapshot, sorted_by_id
+from silo.toolkit.schema import Schema
 
-from .common import (
-    Args,
-    State,
-    contains,
-    fetch,
-    filtered,
-    page,
-    search_term,
-    snapshot,
-    sorted_by_id,
-)
-from .schema import Schema, by_id, listing, searching
+from .common import State, fetch, page
+from .schema import by_id, listing, searching
 
 Row = Mapping[str, Any]
 ViewFn = Callable[[Mapping[str, Any], Row], Mapping[str, Any]]

@@ -16,21 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.schema import choice, day, obj
 
 from ..domain.approvals import require_authority
 from ..domain.documents import due_date, line_of, outstanding
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import finance, receivables
-from .common import (
-    Args,
-    State,
-    acting_user,
-    audit,
-    fetch,
-    non_blank,
-    parse_day,
-)
+from .common import State, acting_user, audit, fetch, parse_day
 from .crud import get_tool, list_tool, search_tool
 from .lines import product_lines, reprice
 from .receivables import OPEN, billed_units, customer_invoice_view, shown, unbilled
@@ -39,12 +33,9 @@ from .schema import (
     acting_on,
     actor,
     amount,
-    choice,
-    day,
     line_id,
     lines,
     long_text,
-    obj,
     quantity,
     reason,
     record_id,

@@ -12,24 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, obj, text
 
 from ..domain.money import round2
 from . import parties
-from .common import Args, State, fetch, snapshot
+from .common import State, fetch
 from .crud import get_tool, list_tool, search_tool
-from .schema import (
-    CUSTOMER_STATUSES,
-    TERMS,
-    acting_on,
-    actor,
-    by_id,
-    choice,
-    money,
-    obj,
-    reason,
-    record_id,
-    text,
-)
+from .schema import CUSTOMER_STATUSES, TERMS, acting_on, actor, by_id, money, reason, record_id
 from .vendors import contact_fields
 
 UPDATABLE = ("paymentTerms", "creditLimit")

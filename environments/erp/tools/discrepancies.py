@@ -11,19 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, obj
 
 from ..domain.documents import line_of
 from ..state import mint_id
-from .common import Args, State, acting_user, audit, fetch, non_blank, require_status, snapshot
+from .common import State, acting_user, audit, fetch, require_status
 from .crud import get_tool, list_tool
 from .schema import (
     DISCREPANCY_STATUSES,
     DISCREPANCY_TYPES,
     acting_on,
     actor,
-    choice,
     line_id,
-    obj,
     quantity,
     reason,
     record_id,

@@ -15,39 +15,26 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import choice, day, flag, obj, text
 
 from ..domain import approvals, budgets
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import finance
 from .cash_flows import new_payment
-from .common import (
-    Args,
-    State,
-    acting_user,
-    active_user,
-    audit,
-    non_blank,
-    page,
-    parse_day,
-    snapshot,
-    sorted_by_id,
-)
+from .common import State, acting_user, active_user, audit, page, parse_day
 from .crud import get_tool, list_tool
 from .schema import (
     EXPENSE_STATUSES,
     acting_on,
     actor,
     amount,
-    choice,
-    day,
-    flag,
     listing,
     long_text,
-    obj,
     reason,
     record_id,
-    text,
 )
 
 CATEGORIES = ("travel", "mileage", "meals", "lodging", "training", "supplies", "other")

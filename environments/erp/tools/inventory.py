@@ -13,20 +13,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import filtered
+from silo.toolkit.schema import choice, day, flag, obj
 
 from ..domain import stock
 from . import stock_moves
-from .common import Args, State, fetch, filtered, page
+from .common import State, fetch, page
 from .crud import get_tool, list_tool
-from .schema import (
-    MOVEMENT_TYPES,
-    choice,
-    day,
-    flag,
-    listing,
-    obj,
-    quantity,
-)
+from .schema import MOVEMENT_TYPES, listing, quantity
 from .stock_moves import PLACE, stock_record
 from .views import stock_view
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args
 
 from ..domain import approvals
 from . import payables
-from .common import Args, State, fetch
+from .common import State, fetch
 from .schema import by_id
 
 FIX_WITH = {

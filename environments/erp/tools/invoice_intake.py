@@ -14,14 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.schema import day, obj, text
 
 from ..domain.documents import due_date, line_of
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import payables
-from .common import Args, State, acting_user, audit, fetch, non_blank, parse_day
+from .common import State, acting_user, audit, fetch, parse_day
 from .lines import product_lines, reprice
-from .schema import actor, amount, day, line_id, lines, long_text, obj, quantity, record_id, text
+from .schema import actor, amount, line_id, lines, long_text, quantity, record_id
 
 INVOICEABLE_PO = ("approved", "sent", "partially_received", "received")
 

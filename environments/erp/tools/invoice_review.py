@@ -16,24 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import Schema, obj, text
 
 from ..domain import approvals
 from ..state import mint_id, record_audit
 from . import finance, payables
-from .common import Args, State, audit, non_blank, page, require_status, snapshot, sorted_by_id
+from .common import State, audit, page, require_status
 from .crud import get_tool
 from .invoice_blocks import FIX_WITH
-from .schema import (
-    Schema,
-    acting_on,
-    actor,
-    listing,
-    long_text,
-    obj,
-    reason,
-    record_id,
-    text,
-)
+from .schema import acting_on, actor, listing, long_text, reason, record_id
 
 
 def _invoice(state: State, args: Args) -> dict[str, Any]:

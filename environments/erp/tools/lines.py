@@ -13,10 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from silo import ToolError
+from silo.toolkit.schema import Schema
 
 from ..domain.money import price_document
 from .common import fetch
-from .schema import Schema, lines, money, quantity, record_id
+from .schema import lines, money, quantity, record_id
 
 State = dict[str, Any]
 

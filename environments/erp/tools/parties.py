@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from silo import Index, ToolError
+from silo.toolkit.guards import Args, apply_changes, non_blank
 
 from ..domain.documents import CLOSED_INVOICE_STATUSES, is_overdue, outstanding
 from ..domain.money import round2
 from ..state import mint_id
-from .common import Args, State, acting_user, apply_changes, audit, fetch, non_blank, require_status
+from .common import State, acting_user, audit, fetch, require_status
 
 CONTACT_FIELDS = {"contactName": "name", "contactEmail": "email", "contactPhone": "phone"}
 

@@ -23,10 +23,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Index, ToolError
+from silo.toolkit.results import snapshot
 
 from ..domain.money import round2
 from . import finance
-from .common import State, name_of, snapshot
+from .common import State, name_of
 
 __all__ = [
     "EDITABLE",

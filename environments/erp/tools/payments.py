@@ -16,27 +16,26 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import Schema, choice, obj, text
 
 from ..domain import approvals
 from ..domain.documents import apply_payment, outstanding
 from ..domain.money import round2
 from . import cash_flows, finance
 from .cash_flows import INVOICE_COLLECTIONS, METHOD, new_payment
-from .common import Args, State, acting_user, audit, fetch, non_blank, require_status, snapshot
+from .common import State, acting_user, audit, fetch, require_status
 from .crud import get_tool, list_tool
 from .schema import (
     PAYMENT_METHODS,
     PAYMENT_STATUSES,
-    Schema,
     acting_on,
     actor,
     amount,
-    choice,
     long_text,
-    obj,
     reason,
     record_id,
-    text,
 )
 
 

@@ -12,14 +12,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import filtered, snapshot
+from silo.toolkit.schema import choice
 
 from ..domain import approvals, budgets
 from ..domain.documents import due_date, is_late
 from ..domain.money import round2
-from .common import Args, State, fetch, filtered, page, snapshot
+from .common import State, fetch, page
 from .crud import list_tool, search_tool
 from .po_rules import INVOICES_BY_PO, PO_ID, RECEIPTS_BY_PO
-from .schema import PO_STATUSES, by_id, choice, listing, record_id
+from .schema import PO_STATUSES, by_id, listing, record_id
 from .views import po_view
 
 

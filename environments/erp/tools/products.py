@@ -14,36 +14,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, apply_changes, changes, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, integer, obj, text
 
 from ..domain import stock
 from ..domain.money import round2
 from ..state import mint_id
-from .common import (
-    Args,
-    State,
-    acting_user,
-    apply_changes,
-    audit,
-    changes,
-    fetch,
-    non_blank,
-    snapshot,
-)
+from .common import State, acting_user, audit, fetch
 from .crud import get_tool, list_tool, search_tool
-from .schema import (
-    PRODUCT_STATUSES,
-    acting_on,
-    actor,
-    by_id,
-    choice,
-    id_list,
-    integer,
-    money,
-    obj,
-    reason,
-    record_id,
-    text,
-)
+from .schema import PRODUCT_STATUSES, acting_on, actor, by_id, id_list, money, reason, record_id
 from .views import stock_view
 
 UPDATABLE = (

@@ -17,35 +17,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, apply_changes, changes, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import day, obj
 
 from ..domain import approvals, budgets
 from ..domain.money import round2
 from ..state import add_days, mint_id, today
 from . import po_reads
-from .common import (
-    Args,
-    State,
-    acting_user,
-    active_user,
-    apply_changes,
-    audit,
-    changes,
-    fetch,
-    non_blank,
-    snapshot,
-)
+from .common import State, acting_user, active_user, audit, fetch
 from .lines import line_schema, product_lines, reprice
 from .po_rules import PO_ID, open_invoices, po_in_status
 from .rfq_rules import eligible_vendor
-from .schema import (
-    acting_on,
-    actor,
-    day,
-    long_text,
-    obj,
-    reason,
-    record_id,
-)
+from .schema import acting_on, actor, long_text, reason, record_id
 
 RECEIVING_DEFAULTS = {"receivedQuantity": 0, "rejectedQuantity": 0, "invoicedQuantity": 0}
 UPDATABLE = ("lines", "warehouseId", "expectedDeliveryDate", "budgetId", "notes")

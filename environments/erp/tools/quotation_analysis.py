@@ -13,11 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import integer, obj
 
 from ..domain.documents import quotation_is_valid
-from .common import Args, State, acting_user, audit, fetch, snapshot
+from .common import State, acting_user, audit, fetch
 from .rfq_rules import quotations_of
-from .schema import actor, by_id, integer, obj, record_id
+from .schema import actor, by_id, record_id
 from .views import quotation_view
 
 

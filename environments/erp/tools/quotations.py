@@ -16,28 +16,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, day, integer, obj
 
 from ..domain.documents import quotation_is_valid
 from ..state import mint_id, today
 from . import quotation_analysis
-from .common import Args, State, acting_user, audit, fetch, non_blank, require_status, snapshot
+from .common import State, acting_user, audit, fetch, require_status
 from .crud import get_tool, list_tool
 from .lines import reprice
 from .rfq_rules import eligible_vendor, quotations_of
-from .schema import (
-    QUOTATION_STATUSES,
-    acting_on,
-    actor,
-    choice,
-    day,
-    integer,
-    lines,
-    money,
-    obj,
-    quantity,
-    reason,
-    record_id,
-)
+from .schema import QUOTATION_STATUSES, acting_on, actor, lines, money, quantity, reason, record_id
 from .views import quotation_view
 
 

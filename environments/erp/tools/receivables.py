@@ -13,14 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import obj
 
 from ..domain.documents import is_overdue, outstanding
 from ..domain.money import round2
 from ..state import today
 from . import finance, parties
-from .common import Args, State, name_of, page, snapshot, sorted_by_id
+from .common import State, name_of, page
 from .sales_orders import INVOICES_BY_ORDER
-from .schema import listing, money, obj, record_id
+from .schema import listing, money, record_id
 
 OPEN = ("issued", "partially_paid")
 

@@ -16,36 +16,26 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import choice, obj
 
 from ..domain import stock
 from ..domain.documents import is_late, line_of, recompute_po_status
 from ..domain.stock import StockChange
 from ..state import mint_id
 from . import discrepancies
-from .common import (
-    Args,
-    State,
-    acting_user,
-    audit,
-    fetch,
-    non_blank,
-    page,
-    require_status,
-    snapshot,
-    sorted_by_id,
-)
+from .common import State, acting_user, audit, fetch, page, require_status
 from .crud import get_tool, list_tool
 from .po_rules import DISCREPANCIES_BY_RECEIPT, RECEIPTS_BY_PO, po_in_status
 from .schema import (
     RECEIPT_STATUSES,
     acting_on,
     actor,
-    choice,
     line_id,
     lines,
     listing,
     long_text,
-    obj,
     quantity,
     reason,
     record_id,

@@ -12,14 +12,16 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, day, integer, no_input, obj
 
 from ..domain import approvals, budgets, stock
 from ..domain.documents import CLOSED_INVOICE_STATUSES, is_late, is_overdue, outstanding
 from ..domain.money import round2
 from ..state import add_days, today
 from . import finance, payables
-from .common import Args, State, name_of, sorted_by_id
-from .schema import choice, day, integer, no_input, obj
+from .common import State, name_of
 
 Row = Mapping[str, Any]
 

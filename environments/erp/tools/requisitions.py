@@ -16,25 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, apply_changes, changes, non_blank
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import day, obj, text
 
 from ..domain import approvals, budgets
 from ..domain.approvals import APPROVALS_BY_ENTITY
 from ..state import add_days, mint_id, today
-from .common import (
-    Args,
-    State,
-    acting_user,
-    active_user,
-    apply_changes,
-    audit,
-    changes,
-    fetch,
-    non_blank,
-    page,
-    require_status,
-    snapshot,
-    sorted_by_id,
-)
+from .common import State, acting_user, active_user, audit, fetch, page, require_status
 from .crud import get_tool, list_tool, search_tool
 from .lines import line_schema, product_lines, reprice
 from .rfq_rules import invitable_vendors, new_rfq
@@ -43,14 +32,11 @@ from .schema import (
     acting_on,
     actor,
     by_id,
-    day,
     id_list,
     listing,
     long_text,
-    obj,
     reason,
     record_id,
-    text,
 )
 from .views import requisition_view
 

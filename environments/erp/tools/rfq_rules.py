@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from silo import Index, ToolError
+from silo.toolkit.guards import Args
 
 from ..state import add_days, mint_id, today
-from .common import Args, State, audit, fetch
+from .common import State, audit, fetch
 
 QUOTATIONS_BY_RFQ = Index("quotations", "rfqId")
 

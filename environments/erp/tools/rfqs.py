@@ -12,18 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, day, obj, text
 
-from .common import (
-    Args,
-    State,
-    acting_user,
-    audit,
-    fetch,
-    non_blank,
-    page,
-    require_status,
-    snapshot,
-)
+from .common import State, acting_user, audit, fetch, page, require_status
 from .crud import list_tool
 from .lines import product_lines
 from .rfq_rules import invitable_vendors, new_rfq, quotations_of
@@ -32,16 +25,12 @@ from .schema import (
     acting_on,
     actor,
     by_id,
-    choice,
-    day,
     id_list,
     lines,
     listing,
-    obj,
     quantity,
     reason,
     record_id,
-    text,
 )
 from .views import quotation_view
 

@@ -16,24 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Index, Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, apply_changes, changes, non_blank
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, day, obj, text
 
 from ..state import mint_id, today
 from . import shipping
-from .common import (
-    Args,
-    State,
-    acting_user,
-    apply_changes,
-    audit,
-    changes,
-    fetch,
-    name_of,
-    non_blank,
-    page,
-    parse_day,
-    require_status,
-    sorted_by_id,
-)
+from .common import State, acting_user, audit, fetch, name_of, page, parse_day, require_status
 from .crud import get_tool, list_tool, search_tool
 from .lines import product_lines, reprice
 from .schema import (
@@ -41,15 +30,11 @@ from .schema import (
     acting_on,
     actor,
     amount,
-    choice,
-    day,
     lines,
     listing,
-    obj,
     quantity,
     reason,
     record_id,
-    text,
 )
 
 FULFILLMENTS_BY_ORDER = Index("fulfillments", "salesOrderId")

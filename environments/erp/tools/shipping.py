@@ -18,25 +18,16 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import filtered, snapshot
+from silo.toolkit.schema import choice, obj, text
 
 from ..domain import stock
 from ..domain.documents import line_of, recompute_so_status
 from ..state import mint_id
 from . import finance
-from .common import Args, State, acting_user, audit, fetch, filtered, page, require_status, snapshot
-from .schema import (
-    acting_on,
-    actor,
-    by_id,
-    choice,
-    line_id,
-    lines,
-    listing,
-    obj,
-    quantity,
-    record_id,
-    text,
-)
+from .common import State, acting_user, audit, fetch, page, require_status
+from .schema import acting_on, actor, by_id, line_id, lines, listing, quantity, record_id
 
 SHIPPABLE = ("confirmed", "partially_fulfilled")
 FULFILLMENT_STATUSES = ("shipped", "delivered")

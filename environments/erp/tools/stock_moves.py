@@ -14,12 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, integer, obj
 
 from ..domain import stock
 from ..domain.stock import StockChange
 from ..state import mint_id, record_audit
-from .common import Args, State, acting_user, fetch, snapshot
-from .schema import actor, choice, integer, obj, quantity, reason, record_id
+from .common import State, acting_user, fetch
+from .schema import actor, quantity, reason, record_id
 from .views import stock_view
 
 PLACE = {

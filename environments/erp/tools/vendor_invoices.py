@@ -16,22 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import Args, apply_changes, changes
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, integer, obj
 
 from ..domain.documents import is_overdue, line_of, outstanding
 from ..domain.money import round2
 from ..state import add_days, days_between, today
 from . import invoice_blocks, invoice_intake, invoice_review, payables
-from .common import (
-    Args,
-    State,
-    acting_user,
-    apply_changes,
-    audit,
-    changes,
-    fetch,
-    page,
-    sorted_by_id,
-)
+from .common import State, acting_user, audit, fetch, page
 from .crud import get_tool, list_tool, search_tool
 from .lines import reprice
 from .schema import (
@@ -39,11 +32,8 @@ from .schema import (
     acting_on,
     actor,
     amount,
-    choice,
-    integer,
     line_id,
     listing,
-    obj,
     quantity,
     reason,
     record_id,

@@ -12,25 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, email, flag, integer, obj, text
 
 from . import parties
-from .common import Args, State, fetch, snapshot
+from .common import State, fetch
 from .crud import get_tool, list_tool, search_tool
-from .schema import (
-    TERMS,
-    VENDOR_STATUSES,
-    acting_on,
-    actor,
-    by_id,
-    choice,
-    email,
-    flag,
-    integer,
-    obj,
-    reason,
-    record_id,
-    text,
-)
+from .schema import TERMS, VENDOR_STATUSES, acting_on, actor, by_id, reason, record_id
 
 UPDATABLE = ("paymentTerms", "leadTimeDays", "preferred")
 

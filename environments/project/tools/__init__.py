@@ -12,6 +12,7 @@ comes from the function's signature.
 from __future__ import annotations
 
 from silo import Tool
+from silo.toolkit import unique_tools
 
 from . import (
     capacity_reports,
@@ -41,8 +42,6 @@ ALL_TOOLS: list[Tool] = [
     *capacity_reports.TOOLS,
 ]
 
-_names = [t.name for t in ALL_TOOLS]
-if len(set(_names)) != len(_names):
-    raise RuntimeError(f"duplicate tool names: {sorted(n for n in _names if _names.count(n) > 1)}")
+unique_tools(ALL_TOOLS)
 
 __all__ = ["ALL_TOOLS"]

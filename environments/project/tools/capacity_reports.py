@@ -16,11 +16,13 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from silo import Tool, ToolError, define_tool, tool
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import flag, obj
 
 from .. import state as derived
 from ..state import round_half_up
-from .common import fetch, sorted_by_id
-from .schema import by_id, flag, obj, ref
+from .common import fetch
+from .schema import by_id, ref
 from .views import member_view
 
 State = dict[str, Any]

@@ -17,11 +17,13 @@ from datetime import date, timedelta
 from typing import Any
 
 from silo import Tool, define_tool
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import flag, obj
 
 from .. import state as derived
 from ..state import round_half_up
-from .common import fetch, sorted_by_id
-from .schema import by_id, flag, obj, ref
+from .common import fetch
+from .schema import by_id, ref
 from .views import item_view
 
 State = dict[str, Any]

@@ -18,25 +18,21 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool, tool
+from silo.toolkit.guards import apply_changes, changes, non_blank, parse_day, search_term
+from silo.toolkit.results import contains, sorted_by_id
+from silo.toolkit.schema import choice, day, flag, obj, text
 
 from .. import state as derived
 from ..state import mint_id, record_audit
 from .common import (
     acting_member,
     active_member,
-    apply_changes,
     candidates,
-    changes,
-    contains,
     fetch,
     matches,
-    non_blank,
     open_project,
     page,
-    parse_day,
     require_capacity,
-    search_term,
-    sorted_by_id,
     store,
 )
 from .schema import (
@@ -45,17 +41,12 @@ from .schema import (
     actor,
     by_id,
     change,
-    choice,
-    day,
-    flag,
     listing,
     nullable_day,
     nullable_ref,
-    obj,
     points,
     ref,
     searching,
-    text,
 )
 from .views import item_view, log_view
 

@@ -14,38 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import apply_changes, changes, non_blank, search_term
+from silo.toolkit.results import contains, sorted_by_id
+from silo.toolkit.schema import choice, flag, integer, obj, text
 
 from .. import state as derived
 from ..state import mint_id, record_audit
-from .common import (
-    acting_member,
-    apply_changes,
-    changes,
-    contains,
-    fetch,
-    matches,
-    non_blank,
-    page,
-    search_term,
-    sorted_by_id,
-    store,
-)
-from .schema import (
-    MAX_CAPACITY,
-    ROLES,
-    actor,
-    by_id,
-    change,
-    choice,
-    flag,
-    integer,
-    listing,
-    nullable_ref,
-    obj,
-    ref,
-    searching,
-    text,
-)
+from .common import acting_member, fetch, matches, page, store
+from .schema import MAX_CAPACITY, ROLES, actor, by_id, change, listing, nullable_ref, ref, searching
 from .views import item_view, member_view
 
 State = dict[str, Any]

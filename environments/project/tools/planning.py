@@ -12,11 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import apply_changes, non_blank
+from silo.toolkit.schema import text
 
 from ..state import mint_id, record_audit
-from .common import acting_member, apply_changes, fetch, non_blank, page, relink, unfinished_item
+from .common import acting_member, fetch, page, relink, unfinished_item
 from .items import check_due_date, check_sprint
-from .schema import change, listing, nullable_day, ref, text
+from .schema import change, listing, nullable_day, ref
 from .views import item_view
 
 State = dict[str, Any]

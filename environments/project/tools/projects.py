@@ -17,39 +17,14 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from silo import Tool, ToolError, define_tool, tool
+from silo.toolkit.guards import apply_changes, changes, non_blank, parse_day, search_term
+from silo.toolkit.results import contains, sorted_by_id
+from silo.toolkit.schema import choice, day, obj, text
 
 from .. import state as derived
 from ..state import mint_id, record_audit
-from .common import (
-    acting_member,
-    active_member,
-    apply_changes,
-    changes,
-    contains,
-    fetch,
-    matches,
-    non_blank,
-    open_project,
-    page,
-    parse_day,
-    relink,
-    search_term,
-    sorted_by_id,
-    store,
-)
-from .schema import (
-    PROJECT_STATUSES,
-    actor,
-    by_id,
-    change,
-    choice,
-    day,
-    listing,
-    obj,
-    ref,
-    searching,
-    text,
-)
+from .common import acting_member, active_member, fetch, matches, open_project, page, relink, store
+from .schema import PROJECT_STATUSES, actor, by_id, change, listing, ref, searching
 from .views import item_view, member_view, project_view, sprint_view
 
 State = dict[str, Any]

@@ -13,11 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import non_blank, parse_day
+from silo.toolkit.schema import choice, day, obj, text
 
 from .. import state as derived
 from ..state import mint_id, record_audit
-from .common import acting_member, fetch, matches, non_blank, open_project, page, parse_day, store
-from .schema import SPRINT_STATUSES, actor, by_id, change, choice, day, listing, obj, ref, text
+from .common import acting_member, fetch, matches, open_project, page, store
+from .schema import SPRINT_STATUSES, actor, by_id, change, listing, ref
 from .views import item_view, sprint_view
 
 State = dict[str, Any]

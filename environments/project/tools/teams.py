@@ -11,19 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
+from silo.toolkit.guards import non_blank
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import obj, text
 
 from ..state import mint_id
-from .common import (
-    acting_member,
-    active_member,
-    fetch,
-    non_blank,
-    page,
-    relink,
-    sorted_by_id,
-    store,
-)
-from .schema import actor, by_id, change, listing, obj, ref, text
+from .common import acting_member, active_member, fetch, page, relink, store
+from .schema import actor, by_id, change, listing, ref
 from .views import member_view, team_view
 
 State = dict[str, Any]

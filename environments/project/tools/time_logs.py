@@ -17,23 +17,14 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from silo import Tool, ToolError, define_tool, tool
+from silo.toolkit.guards import apply_changes, changes, parse_day
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import day, obj, text
 
 from .. import state as derived
 from ..state import mint_id, record_audit, round_half_up
-from .common import (
-    acting_member,
-    apply_changes,
-    candidates,
-    changes,
-    fetch,
-    matches,
-    not_future,
-    page,
-    parse_day,
-    sorted_by_id,
-    unfinished_item,
-)
-from .schema import actor, change, day, listing, number, obj, ref, text
+from .common import acting_member, candidates, fetch, matches, not_future, page, unfinished_item
+from .schema import actor, change, listing, number, ref
 from .views import log_view
 
 State = dict[str, Any]
