@@ -78,6 +78,11 @@ class Deadlines:
                 heapq.heapify(heap)
                 self._cancelled = 0
 
+    def pending(self) -> int:
+        """Entries in the heap, cancelled ones not yet dropped included."""
+        with self._cond:
+            return len(self._heap)
+
     def _run(self) -> None:
         cond, heap = self._cond, self._heap
         with cond:
