@@ -35,7 +35,12 @@ __all__ = [
 ]
 
 TOLERANCE = 0.01
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# A number stands on its own: digits glued to a letter, a dash or a dot before them are part of
+# a name or an id (the 007 of OPP-007, the 4 of Sprint-4, the 16 of 2026-03-16), not a figure.
+_NUMBER = re.compile(r"(?<![\w.\-])-?\d+(?:\.\d+)?")
+# A comma between digits is a thousands separator only before exactly three digits: "3,4" and
+# "1,25" are lists, not 34 and 125.
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
 def plain(value: Any) -> Any:
@@ -58,8 +63,14 @@ def canonical(value: Any) -> str:
 
 
 def numbers_in(text: str) -> list[float]:
-    """Every number in ``text`` after dropping ``$`` signs and thousands separators."""
-    cleaned = text.replace("$", "").replace(",", "")
+    """Every number in ``text``, read as a person writes money and figures.
+
+    ``$`` signs and thousands separators are dropped (``$507,500`` is 507500, ``-$5`` is -5);
+    digits that are part of a name or an id are not numbers (``OPP-007``, ``WI-004``,
+    ``Sprint-4``, the month and day of ``2026-03-16``), and a comma not followed by exactly three
+    digits separates numbers (``3,4`` is 3 and 4).
+    """
+    cleaned = _THOUSANDS.sub("", text.replace("$", ""))
     return [float(match) for match in _NUMBER.findall(cleaned)]
 
 

@@ -1,8 +1,9 @@
-"""Shared fixtures: a throwaway copy of the toy project, and paths to the console scripts."""
+"""Shared fixtures: a throwaway copy of the toy project, a dead pid, and the console scripts."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +20,14 @@ def toy_project(tmp_path: Path) -> Path:
     target = tmp_path / "project"
     shutil.copytree(FIXTURE_PROJECT, target, ignore=shutil.ignore_patterns(".silo", "__pycache__"))
     return target
+
+
+@pytest.fixture
+def dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped): a killed writer's, say."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
 
 
 def script(name: str) -> str:

@@ -68,3 +68,16 @@ def test_without_a_diff_the_worlds_are_compared_row_by_row() -> None:
     assert (
         found.detail == "also changed: opportunities.OPP-009 (changed), log.(rewritten) (changed)"
     )
+
+
+def test_numbers_are_read_as_a_person_writes_them_and_ids_are_not_numbers() -> None:
+    from silo.grading import last_number_is, numbers_in, states_number
+
+    assert numbers_in("$507,500 and 36.0% over 1,250,000") == [507500.0, 36.0, 1250000.0]
+    assert numbers_in("-$5 and total -12.5") == [-5.0, -12.5]
+    # An id, a sprint name or a date's month and day is not a figure the agent stated.
+    assert numbers_in("WI-004 in Sprint-4, due 2026-03-16") == [2026.0]
+    assert numbers_in("3,4 and 1,25") == [3.0, 4.0, 1.0, 25.0]
+    answer = "I moved OPP-007 (Northwind) to $132,500."
+    assert last_number_is(answer, 132500) and not states_number(answer, -7)
+    assert not states_number("See OPP-132500 for details", 132500)

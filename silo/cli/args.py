@@ -79,11 +79,12 @@ def parse(
     return args
 
 
-def run_command(prog: str, body: Callable[[], int]) -> int:
+def run_command(prog: str, body: Callable[[], int], interrupted: str = "interrupted") -> int:
     """``body()``'s exit status, with user mistakes turned into one line on stderr.
 
     A :class:`UsageError` gives status 2, a ``SiloError`` its class's ``exit_code`` (2 where
-    the class names none), Ctrl-C 130. Never a traceback for any of them.
+    the class names none), Ctrl-C 130 with ``interrupted`` said. Never a traceback for any of
+    them.
     """
     from silo.errors import SiloError
 
@@ -96,7 +97,7 @@ def run_command(prog: str, body: Callable[[], int]) -> int:
         sys.stderr.write(f"{prog}: {exc}\n")
         return int(getattr(type(exc), "exit_code", 2))
     except KeyboardInterrupt:
-        sys.stderr.write(f"{prog}: interrupted\n")
+        sys.stderr.write(f"{prog}: {interrupted}\n")
         return 130
 
 

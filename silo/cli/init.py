@@ -14,8 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from silo.cli.args import UsageError, out, parse
-from silo.errors import SiloError
+from silo.cli.args import UsageError, out, parse, run_command
 from silo.loading.environment import find_project_dir
 from silo.scaffold import (
     PACKAGE_TEMPLATES,
@@ -38,17 +37,17 @@ installable package silo-env-<name>/ offering env=<name> (default template: mini
 def main(argv: list[str] | None = None) -> int:
     """Create the environment named in ``argv`` (``sys.argv[1:]`` by default); the exit status."""
     words = sys.argv[1:] if argv is None else argv
-    try:
-        args = parse(words, ("template", "name"), ("--package",), positionals=1)
-        if args.help:
-            out(USAGE)
-            return 0
-        name = args.values.get("name") or (args.positionals[0] if args.positionals else "")
-        if not name:
-            raise UsageError(f"missing the environment name; {USAGE.splitlines()[0]}")
-    except UsageError as exc:
-        sys.stderr.write(f"{PROG}: {exc}\n")
-        return 2
+    return run_command(PROG, lambda: _create(words), "interrupted; nothing was created")
+
+
+def _create(words: list[str]) -> int:
+    args = parse(words, ("template", "name"), ("--package",), positionals=1)
+    if args.help:
+        out(USAGE)
+        return 0
+    name = args.values.get("name") or (args.positionals[0] if args.positionals else "")
+    if not name:
+        raise UsageError(f"missing the environment name; {USAGE.splitlines()[0]}")
     as_package = "--package" in args.flags
     template = args.values.get("template") or ("minimal" if as_package else "blank")
     try:
@@ -56,12 +55,6 @@ def main(argv: list[str] | None = None) -> int:
             root = create_package(Path.cwd(), name, template)
         else:
             root = create_environment(find_project_dir(), name, template)
-    except SiloError as exc:
-        sys.stderr.write(f"{PROG}: {exc.message}\n")
-        return int(getattr(type(exc), "exit_code", 2))
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted; nothing was created\n")
-        return 130
     except OSError as exc:
         where = package_names(name)[0] if as_package else f"environments/{name}"
         sys.stderr.write(f"{PROG}: could not create {where}: {exc.strerror or exc}\n")

@@ -48,10 +48,18 @@ class Conversation:
         self.ended_by: str | None = None
         self.transcript: list[dict[str, str]] = [{"role": "user", "text": spec.opening}]
         self._sending = threading.Lock()
-        self.channel = UserChannel(spec.opening, self.send)
         self._event(
             "user_message", {"messageId": 0, "role": "user", "text": spec.opening, "opening": True}
         )
+
+    @property
+    def channel(self) -> UserChannel:
+        """The agent's line to the user (made when asked for).
+
+        Not kept on the conversation: a channel holds ``self.send``, and that cycle would keep
+        the rollout's whole trace alive until the garbage collector's next full pass.
+        """
+        return UserChannel(self.spec.opening, self.send)
 
     def _event(self, kind: str, fields: dict[str, Any], locked: bool = True) -> None:
         if not locked:  # at finish: no call can start, and a hung tool must not block the record

@@ -60,6 +60,9 @@ class _Shared:
             "they are given"
         )
 
+    def stored(self, container: Any, key: Any) -> None:
+        """Never reached: the change was refused when it was about to happen."""
+
 
 SHARED = _Shared()
 

@@ -110,6 +110,11 @@ class Journal:
         else:
             self._touch_row(top, row, None)
 
+    def stored(self, container: Any, key: Any) -> None:
+        """Told after a non-scalar value was stored: the open savepoint tracks it at its close."""
+        if self.savepoint is not None:
+            self.savepoint.stored(container, key)
+
     def _tell_watchers(self, top: Any, row: Any, key: Any, op: Any) -> None:
         if top is ROOT:  # a whole collection replaced or removed
             for watcher in self.watchers.get(key, {}).values():

@@ -11,7 +11,10 @@ as if the call never ran. :meth:`Savepoint.close` forgets the call (it succeeded
 
 Cost: opening and closing is two attribute writes; a call that changes nothing pays nothing
 more. A row touched for the first time in the rollout is not copied here: the journal saves
-that row's pre-image at the same moment, and a restore copies it from there.
+that row's pre-image at the same moment, and a restore copies it from there. Closing makes what
+the call stored tracked (a plain container, or a tracked one of another slot, would change
+unseen later): the tracked containers say where they took a value that is not a scalar
+(:meth:`Savepoint.stored`), so only those places are looked at, not every row touched.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ _FROM_JOURNAL: Any = object()  # "the journal's pre-image of this row is the val
 class Savepoint:
     """The pre-call contents of whatever one tool call changes in ``journal``'s world."""
 
-    __slots__ = ("journal", "entries", "seen", "orders", "lengths", "last")
+    __slots__ = ("journal", "entries", "seen", "orders", "lengths", "last", "stores")
 
     def __init__(self, journal: Journal) -> None:
         """A closed savepoint of ``journal``; :meth:`open` starts recording one call."""
@@ -46,6 +49,9 @@ class Savepoint:
         self.orders: dict[Any, list[Any]] = {}  # key order before a delete: top (ROOT: root)
         self.lengths: dict[Any, int] = {}  # a log only appended to: its length before the call
         self.last: tuple[Any, Any] = (_NO_SLOT, _NO_SLOT)  # the row slot saved last
+        # (container, key) where the call stored a value that is not a scalar, in a row or a
+        # collection (key None: somewhere in a list): made tracked at close.
+        self.stores: list[tuple[Any, Any]] = []
 
     def open(self) -> None:
         """Record the changes of the call about to run."""
@@ -58,9 +64,16 @@ class Savepoint:
         otherwise change unseen in a later call, which could then not be undone.
         """
         self.journal.savepoint = None
-        if self.seen or self.lengths:
+        if self.seen or self.lengths or self.stores:
             self._track_stored()
             self._forget()
+
+    def stored(self, container: Any, key: Any) -> None:
+        """Told (through the journal) after ``container`` took a non-scalar value at ``key``."""
+        top = container._top
+        if top is ROOT or (key is None and container is dict.get(self.journal.root, top)):
+            return  # a top-level value, or a log: its entry (or kept length) covers it
+        self.stores.append((container, key))
 
     def _forget(self) -> None:
         self.last = (_NO_SLOT, _NO_SLOT)
@@ -68,6 +81,7 @@ class Savepoint:
         self.seen.clear()
         self.orders.clear()
         self.lengths.clear()
+        self.stores.clear()
 
     def _track_stored(self) -> None:
         journal = self.journal
@@ -77,21 +91,31 @@ class Savepoint:
             if (top, LIST) not in self.seen and isinstance(log, list):
                 for index in range(length, len(log)):
                     item = list.__getitem__(log, index)
-                    if _holds_plain(item):
+                    if _untracked(item, journal, top, LIST):
                         list.__setitem__(log, index, track(item, journal, top, LIST))
         for top, row, _ in self.entries:
-            container: Any = root if top is ROOT else dict.get(root, top)
-            if row is LIST:
-                if isinstance(container, list) and _holds_plain(container):
-                    fresh = [track(v, journal, top, LIST) for v in container]
-                    list.__setitem__(container, slice(None), fresh)
-            elif isinstance(container, dict) and row in container:
-                value = dict.__getitem__(container, row)
-                if _holds_plain(value):
-                    if top is ROOT:
-                        dict.__setitem__(root, row, tracked.track_top(row, value, journal))
-                    else:
-                        dict.__setitem__(container, row, track(value, journal, top, row))
+            # Rows need nothing here: whatever was stored in one is in ``stores``.
+            if top is ROOT:
+                value = dict.get(root, row, _NO_SLOT)
+                if value is not _NO_SLOT and _holds_plain(value):
+                    dict.__setitem__(root, row, tracked.track_top(row, value, journal))
+            elif row is LIST:
+                log = dict.get(root, top)
+                if isinstance(log, list) and _holds_plain(log):
+                    fresh = [track(v, journal, top, LIST) for v in log]
+                    list.__setitem__(log, slice(None), fresh)
+        for container, key in self.stores:
+            top, row = container._top, container._row
+            if key is None:
+                for index, item in enumerate(container):
+                    if _untracked(item, journal, top, row):
+                        list.__setitem__(container, index, track(item, journal, top, row))
+                continue
+            value = dict.get(container, key, _NO_SLOT)
+            if row is COLL:
+                row = key  # a row stored in a collection is a slot of its own
+            if value is not _NO_SLOT and _untracked(value, journal, top, row):
+                dict.__setitem__(container, key, track(value, journal, top, row))
 
     def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
         """Told by the journal before a change: save the slot's pre-call value on first touch."""
@@ -225,6 +249,21 @@ def _holds_plain(value: Any) -> bool:
             return True
         if (kind is TrackedDict or kind is TrackedList) and _holds_plain(item):
             return True
+    return False
+
+
+def _untracked(value: Any, journal: Journal, top: Any, row: Any) -> bool:
+    """Whether ``value``, now in slot ``(top, row)``, is not (wholly) that slot's tracked value.
+
+    True for a plain container, and for a tracked one of another slot or world (a row stored
+    under a second key, a base container): changes to either would reach no one, or the wrong
+    slot.
+    """
+    cls = type(value)
+    if cls is dict or cls is list:
+        return True
+    if isinstance(value, (TrackedDict, TrackedList)):
+        return value._j is not journal or value._top != top or value._row != row
     return False
 
 

@@ -4,7 +4,9 @@ Contract: :func:`track` turns a JSON-like value (dict, list, str, int, float, bo
 the same value built from :class:`TrackedDict` and :class:`TrackedList`, each knowing its place
 in the world (its *slot*). Reading is plain ``dict``/``list`` speed, because no read path is
 overridden; every mutating method first calls ``journal.touch(...)`` so the journal can save
-what is about to change. Copies (``copy``, ``deepcopy``, pickling) give plain containers.
+what is about to change, and after storing a value that is not a scalar calls
+``journal.stored(container, key)`` so a plain container stored can be made tracked once the
+change (a tool call) is over. Copies (``copy``, ``deepcopy``, pickling) give plain containers.
 
 Slots: the root state is ``(ROOT, None)``; a top-level dict is ``(key, COLL)`` and each value
 under it belongs to row ``(key, row_key)``; a top-level list and everything inside it belong
@@ -58,6 +60,13 @@ class ChangeListener(Protocol):
     def touch(self, top: Any, row: Any, key: Any, op: _Marker) -> None:
         """Slot ``(top, row)`` is about to change at ``key`` by ``op`` (SET, DELETE, APPEND)."""
 
+    def stored(self, container: Any, key: Any) -> None:
+        """``container`` now holds a value that is not a scalar at ``key`` (None: in a list).
+
+        Told after the change. Such a value may be a plain container, which tells no one when
+        it changes: the listener can make it tracked once the change is complete.
+        """
+
 
 class StateMutationError(RuntimeError):
     """Raised when a verifier (or anything after the rollout) tries to change the world."""
@@ -81,6 +90,8 @@ class TrackedDict(dict[Any, Any]):
     def __setitem__(self, key: Any, value: Any) -> None:
         self._t(key, SET)
         dict.__setitem__(self, key, value)
+        if type(value) not in _SCALAR_TYPES:
+            self._j.stored(self, key)
 
     def __delitem__(self, key: Any) -> None:
         if key in self:
@@ -101,9 +112,13 @@ class TrackedDict(dict[Any, Any]):
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
         """``dict.setdefault``, told to the listener first when it adds a key."""
-        if key not in self:
-            self._t(key, SET)
-        return dict.setdefault(self, key, default)
+        if key in self:
+            return dict.__getitem__(self, key)
+        self._t(key, SET)
+        dict.__setitem__(self, key, default)
+        if type(default) not in _SCALAR_TYPES:
+            self._j.stored(self, key)
+        return default
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """``dict.update``, told to the listener first for every key."""
@@ -111,6 +126,9 @@ class TrackedDict(dict[Any, Any]):
         for key in incoming:
             self._t(key, SET)
         dict.update(self, incoming)
+        for key, value in incoming.items():
+            if type(value) not in _SCALAR_TYPES:
+                self._j.stored(self, key)
 
     def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[misc]
         self.update(other)
@@ -145,15 +163,24 @@ class TrackedList(list[Any]):
         # (kept as a length) from any other change (which saves the whole log).
         self._j.touch(self._top, self._row, self, op)
 
+    def _stored(self, value: Any) -> None:
+        if type(value) not in _SCALAR_TYPES:
+            self._j.stored(self, None)
+
     def append(self, value: Any) -> None:
         """``list.append``, told to the listener first (as an append)."""
         self._t(APPEND)
         list.append(self, value)
+        if type(value) not in _SCALAR_TYPES:
+            self._j.stored(self, None)
 
     def extend(self, values: Iterable[Any]) -> None:
         """``list.extend``, told to the listener first (as an append)."""
         self._t(APPEND)
+        start = len(self)
         list.extend(self, values)
+        if not _SCALAR_TYPES.issuperset(map(type, list.__getitem__(self, slice(start, None)))):
+            self._j.stored(self, None)
 
     def __iadd__(self, values: Iterable[Any]) -> TrackedList:  # type: ignore[misc]
         self.extend(values)
@@ -163,10 +190,15 @@ class TrackedList(list[Any]):
         """``list.insert``, told to the listener first."""
         self._t()
         list.insert(self, index, value)
+        self._stored(value)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._t()
         list.__setitem__(self, index, value)
+        if isinstance(index, slice):
+            self._j.stored(self, None)  # a slice takes any iterable: look at what is there
+        else:
+            self._stored(value)
 
     def __delitem__(self, index: Any) -> None:
         self._t()
@@ -233,19 +265,21 @@ def tracked_dict(items: Any, journal: ChangeListener, top: Any, row: Any) -> Tra
 def track(value: Any, journal: ChangeListener, top: Any, row: Any) -> Any:
     """A tracked deep copy of ``value`` whose containers all belong to slot ``(top, row)``."""
     cls = type(value)
-    # Scalars are taken as they are without a call each: most of a row is scalars.
+    # The container is copied at C speed, then only its non-scalar values are replaced: most
+    # of a row is scalars.
     if cls is dict or cls is TrackedDict:
-        items = {
-            k: v if type(v) in _SCALAR_TYPES else track(v, journal, top, row)
-            for k, v in value.items()
-        }
-        return tracked_dict(items, journal, top, row)
+        out = TrackedDict(value)
+        out._j, out._top, out._row = journal, top, row
+        for key, item in dict.items(value):
+            if type(item) not in _SCALAR_TYPES:
+                dict.__setitem__(out, key, track(item, journal, top, row))
+        return out
     if cls is list or cls is TrackedList:
-        lst = TrackedList()
+        lst = TrackedList(value)
         lst._j, lst._top, lst._row = journal, top, row
-        list.extend(
-            lst, [v if type(v) in _SCALAR_TYPES else track(v, journal, top, row) for v in value]
-        )
+        for index, item in enumerate(value):
+            if type(item) not in _SCALAR_TYPES:
+                list.__setitem__(lst, index, track(item, journal, top, row))
         return lst
     if cls in _SCALARS:
         return value

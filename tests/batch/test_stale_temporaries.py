@@ -4,27 +4,18 @@ nothing writes there again, so the group's scan (summaries, resume) removes it."
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from silo.batch.summary import load_group, run_folders
 
 
-def _dead_pid() -> int:
-    """The pid of a process that has exited (and been reaped)."""
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
-
-
 def test_the_group_scan_removes_a_killed_writers_temporaries_and_keeps_live_ones(
-    tmp_path: Path,
+    tmp_path: Path, dead_pid: int
 ) -> None:
     killed = tmp_path / "0" / "run-killed"  # a sweep subdir, as hydra.sweep.subdir makes
     killed.mkdir(parents=True)
     (killed / "trace.jsonl").write_text("{}\n")
-    stale = killed / f".result.json.{_dead_pid()}.tmp"
+    stale = killed / f".result.json.{dead_pid}.tmp"
     stale.write_text('{"half": ')
     finished = tmp_path / "run-finished"
     finished.mkdir()
@@ -40,10 +31,10 @@ def test_the_group_scan_removes_a_killed_writers_temporaries_and_keeps_live_ones
     assert (killed / "trace.jsonl").exists()  # only the temporary goes
 
 
-def test_load_group_cleans_up_as_it_reads(tmp_path: Path) -> None:
+def test_load_group_cleans_up_as_it_reads(tmp_path: Path, dead_pid: int) -> None:
     folder = tmp_path / "run-x"
     folder.mkdir()
-    stale = folder / f".state-diff.json.{_dead_pid()}.tmp"
+    stale = folder / f".state-diff.json.{dead_pid}.tmp"
     stale.write_text("")
     assert load_group(tmp_path) == []  # no finished rollout here
     assert not stale.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -55,6 +56,19 @@ def test_agent_gets_the_opening_and_the_messages_are_paired_in_the_trace() -> No
     assert [(e["endedBy"], e["reason"]) for e in end] == [
         ("agent", "the agent returned its answer")
     ]
+
+
+def test_a_conversational_rollout_leaves_no_reference_cycle_behind() -> None:
+    # A cycle through the user channel kept each rollout's whole trace alive until the
+    # collector's next full pass: memory a sweep of conversations piled up.
+    _run(_asks_twice)  # warm: what loads once is not the rollout's
+    gc.collect()
+    gc.disable()
+    try:
+        _run(_asks_twice)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_tasks_without_a_user_block_get_no_channel_and_no_new_run_keys() -> None:

@@ -4,26 +4,17 @@ else reads or writes that folder again)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from silo.view.build import build_site
 
 
-def _dead_pid() -> int:
-    """The pid of a process that has exited (and been reaped)."""
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
-
-
-def test_silo_view_removes_a_killed_loose_runs_temporaries(tmp_path: Path) -> None:
+def test_silo_view_removes_a_killed_loose_runs_temporaries(tmp_path: Path, dead_pid: int) -> None:
     runs = tmp_path / "runs"
     loose = runs / "run-20261202-killed"
     loose.mkdir(parents=True)
     (loose / "trace.jsonl").write_text('{"seq":1,"type":"run_start"}\n')
-    stale = loose / f".result.json.{_dead_pid()}.tmp"
+    stale = loose / f".result.json.{dead_pid}.tmp"
     stale.write_text('{"half": ')
     live = loose / f".run.json.{os.getpid()}.tmp"
     live.write_text("{")

@@ -25,7 +25,7 @@ def _fresh() -> dict[str, Any]:
 
 def _mutate(state: dict[str, Any], rng: random.Random) -> None:
     rows = state.get("rows")
-    choice = rng.randint(0, 13)
+    choice = rng.randint(0, 19)
     if choice == 0 and rows and "R1" in rows:
         rows["R1"]["owner"] = "U2"
     elif choice == 1 and isinstance(rows, dict):
@@ -55,6 +55,24 @@ def _mutate(state: dict[str, Any], rng: random.Random) -> None:
         state["log"].insert(0, {"id": "first"})
     elif choice == 13 and isinstance(rows, dict):
         rows.update({"R0": {"id": "R0", "owner": "U9"}, "N9": {}})
+    # Plain containers a call stores inside a row or a log item, changed in place later on.
+    elif choice == 14 and rows and "R1" in rows:
+        rows["R1"]["meta"] = {"k": rng.randint(1, 5), "deep": {"v": 1}}
+    elif choice == 15 and rows and isinstance(rows.get("R1", {}).get("meta"), dict):
+        rows["R1"]["meta"]["deep"]["v"] += 1
+        rows["R1"]["meta"]["k"] = rng.randint(6, 9)
+    elif choice == 16 and rows and "R2" in rows:
+        rows["R2"].setdefault("notes", []).append({"n": rng.randint(1, 5)})
+    elif choice == 17 and state["log"]:
+        state["log"][-1].setdefault("tags", []).append("t")
+    elif choice == 18 and rows and "R3" in rows:
+        rows["R3"]["tags"][0:1] = [{"x": 1}]
+    elif choice == 19 and rows and "R3" in rows:
+        tags = rows["R3"]["tags"]
+        if tags and isinstance(tags[0], dict):
+            tags[0]["x"] += 1
+        if rows.get("R2", {}).get("notes"):
+            rows["R2"]["notes"][0]["n"] += 10
 
 
 def test_random_mutations_match_the_deep_copy_oracle() -> None:
