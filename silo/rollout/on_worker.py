@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from silo.agents.resolve import ResolvedAgent
 from silo.loading.environment import Environment
@@ -37,11 +37,12 @@ from silo.rollout.run import (
     GRACE_S,
     TOOL_WAIT_S,
     Interrupt,
+    TaskSettings,
     agent_input,
     finish_driven,
     open_task,
 )
-from silo.rollout.worker import WORKERS, call_agent
+from silo.rollout.worker import WORKERS, AgentOutcome, call_agent
 from silo.tasks import Task
 
 __all__ = ["Done", "start_task"]
@@ -58,7 +59,7 @@ def start_task(
     budget: Budget | Mapping[str, Any] | None = None,
     *,
     interrupt: Interrupt | None = None,
-    **settings: Any,
+    **settings: Unpack[TaskSettings],
 ) -> None:
     """Run ``run_task(env, task, agent, budget, **settings)`` on an agent worker thread.
 
@@ -68,13 +69,19 @@ def start_task(
     WORKERS.start(_OnItsWorker(done, opener, settings.get("seed", 0), interrupt), "silo-agent")
 
 
-class _OnItsWorker:
+class _OnItsWorker(AgentOutcome):
     """One rollout from open to record on its agent's thread; its deadline on the timer's."""
 
     __slots__ = (
-        "done", "opener", "seed", "interrupt", "rollout", "has_returned", "returned", "error",
-        "_claim", "_claimed_by", "_deadline",
-    )  # fmt: skip
+        "done",
+        "opener",
+        "seed",
+        "interrupt",
+        "rollout",
+        "_claim",
+        "_claimed_by",
+        "_deadline",
+    )
 
     def __init__(
         self,
@@ -83,11 +90,9 @@ class _OnItsWorker:
         seed: int,
         interrupt: Interrupt | None,
     ) -> None:
+        super().__init__()
         self.done, self.opener, self.seed, self.interrupt = done, opener, seed, interrupt
         self.rollout: Rollout | None = None
-        self.has_returned = False
-        self.returned: Any = None
-        self.error: BaseException | None = None
         self._claim = threading.Lock()
         self._claimed_by: str | None = None  # "agent" (it returned) or "abandon"
         self._deadline: Deadline | None = None

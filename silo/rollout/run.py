@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, TypedDict, Unpack
 
 from silo.agents.contract import AgentError, AgentInput, RunLimitError, unwrap_output
 from silo.agents.resolve import ResolvedAgent, resolve_agent
@@ -32,17 +32,17 @@ from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
 from silo.rollout.bridge import json_value
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult, locate
-from silo.rollout.worker import WORKERS, AgentJob
+from silo.rollout.worker import WORKERS, AgentJob, AgentOutcome
 from silo.tasks import Task
 from silo.world.pool import WorldPools
 
 __all__ = [
     "GRACE_S",
     "TOOL_WAIT_S",
-    "AgentOutcome",
     "Budget",
     "Interrupt",
     "RolloutResult",
+    "TaskSettings",
     "agent_input",
     "drive_agent",
     "finish_driven",
@@ -128,25 +128,34 @@ def run_task(
     return drive_agent(rollout, resolved, seed, interrupt)
 
 
+class TaskSettings(TypedDict, total=False):
+    """:func:`run_task`'s keywords that say how its rollout opens (the same defaults)."""
+
+    project_dir: Path | None
+    runs_dir: Path | None
+    write_artifacts: bool
+    seed: int
+    group_id: str | None
+    agent_label: str | None
+    run_fields: Mapping[str, Any] | None
+    worlds: WorldPools | None
+    user: Any
+
+
 def open_task(
     env: str | Path | Environment,
     task: str | Task,
     agent: Any = "solver",
     budget: Budget | Mapping[str, Any] | None = None,
-    *,
-    project_dir: Path | None = None,
-    runs_dir: Path | None = None,
-    write_artifacts: bool = True,
-    seed: int = 0,
-    group_id: str | None = None,
-    agent_label: str | None = None,
-    run_fields: Mapping[str, Any] | None = None,
-    worlds: WorldPools | None = None,
-    user: Any = None,
+    **settings: Unpack[TaskSettings],
 ) -> tuple[Rollout, ResolvedAgent]:
     """Step 1 of :func:`run_task` (same arguments): the open rollout and its resolved agent."""
     project, environment, the_task, folder = locate(
-        env, task, project_dir, runs_dir, write_artifacts
+        env,
+        task,
+        settings.get("project_dir"),
+        settings.get("runs_dir"),
+        settings.get("write_artifacts", True),
     )
     limits = Budget.of(budget)
     resolved = (
@@ -155,20 +164,21 @@ def open_task(
     # A model agent says who answers (kind, model, base URL without credentials, sampling);
     # run.json keeps it so that two models' runs are never mistaken for repeats of one.
     identity = getattr(resolved.fn, "identity", None)
+    run_fields = settings.get("run_fields")
     if isinstance(identity, Mapping):
         run_fields = {"agentIdentity": dict(identity), **(run_fields or {})}
     rollout = Rollout.open(
         environment,
         the_task,
         limits=limits,
-        seed=seed,
-        agent_label=agent_label or resolved.label,
+        seed=settings.get("seed", 0),
+        agent_label=settings.get("agent_label") or resolved.label,
         agent_path=resolved.path,
         runs_dir=folder,
-        group_id=group_id,
+        group_id=settings.get("group_id"),
         run_fields=run_fields,
-        worlds=worlds,
-        user=user,
+        worlds=settings.get("worlds"),
+        user=settings.get("user"),
     )
     return rollout, resolved
 
@@ -237,14 +247,6 @@ def _await_agent(rollout: Rollout, job: AgentJob, wake: threading.Event) -> None
     elif not job.finished.is_set():  # woken by an interrupt
         rollout.bridge.end("interrupted")
         job.finished.wait(GRACE_S)
-
-
-class AgentOutcome(Protocol):
-    """What became of an agent: returned (and what), raised (and what), or neither yet."""
-
-    has_returned: bool
-    returned: Any
-    error: BaseException | None
 
 
 def finish_driven(rollout: Rollout, job: AgentOutcome, reusable: bool) -> RolloutResult:

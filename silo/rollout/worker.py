@@ -32,7 +32,7 @@ from typing import Any
 from silo.agents.contract import AgentInput
 from silo.agents.resolve import ResolvedAgent
 
-__all__ = ["WORKERS", "AgentJob", "AgentWorkers", "Job", "call_agent"]
+__all__ = ["WORKERS", "AgentJob", "AgentOutcome", "AgentWorkers", "Job", "call_agent"]
 
 
 def call_agent(agent: ResolvedAgent, inp: AgentInput) -> tuple[bool, Any, BaseException | None]:
@@ -46,13 +46,21 @@ def call_agent(agent: ResolvedAgent, inp: AgentInput) -> tuple[bool, Any, BaseEx
         return False, None, exc
 
 
-class AgentJob:
+class AgentOutcome:
+    """What became of an agent: returned (and what), raised (and what), or neither yet."""
+
+    __slots__ = ("has_returned", "returned", "error")
+
+    def __init__(self) -> None:
+        self.has_returned = False
+        self.returned: Any = None
+        self.error: BaseException | None = None
+
+
+class AgentJob(AgentOutcome):
     """One agent's run on a worker: what it returned or raised, and whether it has finished."""
 
-    __slots__ = (
-        "agent", "inp", "enter", "on_return", "wake", "finished", "has_returned", "returned",
-        "error", "_state", "_abandoned",
-    )  # fmt: skip
+    __slots__ = ("agent", "inp", "enter", "on_return", "wake", "finished", "_state", "_abandoned")
 
     def __init__(
         self,
@@ -62,12 +70,10 @@ class AgentJob:
         on_return: Callable[[], None],
         wake: Callable[[], object],
     ) -> None:
+        super().__init__()
         self.agent, self.inp, self.enter = agent, inp, enter
         self.on_return, self.wake = on_return, wake
         self.finished = threading.Event()
-        self.has_returned = False
-        self.returned: Any = None
-        self.error: BaseException | None = None
         self._state = threading.Lock()
         self._abandoned = False
 
