@@ -22,6 +22,7 @@ hand-off per rollout.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -115,7 +116,8 @@ class _OnItsWorker(AgentOutcome):
         except BaseException as exc:  # noqa: BLE001 - e.g. no thread left: still a record
             self._claimed_by = "agent"
             self._stop_watching()
-            rollout.finish("agent_error", "the run failed before it finished", None, False)
+            with contextlib.suppress(BaseException):  # the first failure is the one to report
+                rollout.finish("agent_error", "the run failed before it finished", None, False)
             self.done(exc)
             return True
         returned, value, error = call_agent(agent, inp)
