@@ -191,7 +191,7 @@ CODES: Mapping[str, ErrorCode] = _registry(
     (
         "invalid_input",
         SessionError,
-        "a Silo control tool (silo.start_task, silo.finish) got bad input",
+        "a control tool (silo.start_task, silo.finish, silo.message_user) got bad input",
     ),
     ("session_wrong_rollout", SessionError, "a session's tools were called from another rollout"),
     ("user_not_found", ConfigError, "user= names no simulated user, or its target cannot import"),

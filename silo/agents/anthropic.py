@@ -24,16 +24,18 @@ from typing import Any, ClassVar
 
 from silo.agents.contract import AgentError, AgentInput
 from silo.agents.endpoints import Endpoint
+from silo.agents.json_client import StatusError
 from silo.agents.model import (
     DEFAULT_SYSTEM_PROMPT,
     ModelAgent,
     Reply,
     ToolUse,
+    conversation_body,
     conversation_state,
-    post_conversation,
-    sdk_http_client,
+    read_json,
     token_count,
 )
+from silo.agents.wire import ConnectFailed, TimedOut, WireError
 
 __all__ = ["AnthropicAgent"]
 
@@ -47,7 +49,6 @@ class AnthropicAgent(ModelAgent):
     kind: ClassVar[str] = "anthropic"
     sdk_name: ClassVar[str] = "anthropic"
     example_model: ClassVar[str] = "claude-sonnet-4-5"
-    sdk_error: ClassVar[str] = "AnthropicError"
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
     base_url_env: ClassVar[str] = "ANTHROPIC_BASE_URL"
 
@@ -61,6 +62,8 @@ class AnthropicAgent(ModelAgent):
 
     def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
         """A sync client shared by every rollout thread: one kept-alive connection per thread."""
+        from silo.agents.transport import sdk_http_client  # needs the SDK's httpx2
+
         return sdk.Anthropic(
             api_key=key, base_url=base_url, max_retries=0, http_client=sdk_http_client(sdk, pool)
         )
@@ -96,15 +99,25 @@ class AnthropicAgent(ModelAgent):
 
     def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
         """One Messages-API call: a body serialised here, the raw JSON answer read into a Reply."""
-        message = post_conversation(
-            endpoint,
-            state,
-            "/v1/messages",
-            _tool_param,
-            timeout,
-            "a Messages API message",
-            self.where,
-        )
+        sdk = self._sdk()
+        from httpx2 import Response  # the SDK's HTTP library: its post() then returns it raw
+
+        try:
+            response = endpoint.client.post(
+                "/v1/messages",
+                cast_to=Response,
+                content=conversation_body(endpoint, state, _tool_param),
+                options={"timeout": timeout},
+            )
+        except sdk.APIStatusError as exc:
+            raise StatusError(exc.status_code, exc.message, exc.response.headers) from None
+        except sdk.APITimeoutError:
+            raise TimedOut(f"no answer within {timeout:.1f}s") from None
+        except sdk.APIConnectionError as exc:
+            raise ConnectFailed(str(exc.__cause__ or exc)) from None
+        except sdk.AnthropicError as exc:
+            raise WireError(str(exc)) from None
+        message = read_json(response.content, self.where, "a Messages API message")
         content = message.get("content")
         if not isinstance(content, list):
             raise AgentError(

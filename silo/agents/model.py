@@ -11,15 +11,21 @@ hooks).
 
 Guarantees:
 
-* one SDK client per endpoint and process (:mod:`silo.agents.endpoints`), one kept-alive
-  connection per rollout thread (:mod:`silo.agents.transport`), at most ``max_connections``
+* one client per endpoint and process (:mod:`silo.agents.endpoints`), one kept-alive
+  connection per rollout thread (:mod:`silo.agents.wire`), at most ``max_connections``
   requests in flight; rate limits and server errors back off *together* for every rollout of
   the process, and the in-flight limit adapts;
 * requests cost little CPU at hundreds in flight: a subclass sends a body it serialised itself
-  (:func:`json_body`: the fixed fields once per conversation, each tool's spec once per endpoint
-  by :func:`tools_json`) through the SDK's public ``post`` and reads the raw JSON answer
-  (:func:`read_json`), instead of the SDK's per-request parameter transformation and model
-  parsing, which cost ~10 ms of CPU per request with 43 tools;
+  (:func:`conversation_body`: the fixed fields once per conversation, each tool's spec once per
+  endpoint by :func:`tools_json`) and reads the raw JSON answer (:func:`read_json`), instead of
+  an SDK's per-request parameter transformation and model parsing (~10 ms of CPU per request
+  with 43 tools). ``agent=openai`` sends it through :class:`~silo.agents.json_client.JsonClient`
+  (no SDK on the request path, ~0.1 ms a request), ``agent=anthropic`` through its SDK's
+  public ``post`` over :mod:`silo.agents.transport`;
+* failures are Silo's own classes whatever the API: :class:`~silo.agents.json_client.StatusError`
+  (429 and 5xx retried, honouring ``Retry-After``; anything else one line saying what to fix),
+  :class:`~silo.agents.wire.TimedOut` (retried) and the other
+  :class:`~silo.agents.wire.WireError` kinds (one line);
 * every completion is a ``model_step`` event (turn, request summary, response, usage, latency,
   attempts); every backoff a ``model_retry`` event;
 * a reply cut off by the token limit, or a refusal, ends the run as ``agent_error`` with a line
@@ -54,6 +60,9 @@ import orjson
 
 from silo.agents.contract import AgentError, AgentInput, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
+from silo.agents.json_client import StatusError
+from silo.agents.routing import route
+from silo.agents.wire import ConnectFailed, ReadFailed, TimedOut, WireError
 from silo.distribution import install_hint
 
 __all__ = [
@@ -64,14 +73,10 @@ __all__ = [
     "ToolUse",
     "conversation_state",
     "json_body",
-    "pool_limits",
-    "post_conversation",
-    "raw_response",
+    "conversation_body",
     "read_json",
-    "sdk_http_client",
     "token_count",
     "tools_json",
-    "transport",
     "user_tool_name",
     "without_credentials",
 ]
@@ -123,7 +128,7 @@ class Reply:
 class ModelAgent(ABC):
     """A model behind an HTTP API, as a Silo agent; see the module docstring for the contract.
 
-    Subclasses set :attr:`kind`, :attr:`sdk_name`, :attr:`sdk_error`, :attr:`default_base_url`,
+    Subclasses set :attr:`kind`, :attr:`sdk_name`, :attr:`default_base_url`,
     :attr:`base_url_env` and :attr:`example_model`, and implement
     :meth:`build_client`, :meth:`start`, :meth:`request`, :meth:`add_reply` and
     :meth:`add_results`.
@@ -134,7 +139,6 @@ class ModelAgent(ABC):
     sdk_name: ClassVar[str]
     default_base_url: ClassVar[str]
     base_url_env: ClassVar[str]
-    sdk_error: ClassVar[str]  # the SDK's root exception class, by name
     example_model: ClassVar[str]  # named in the "set agent.model" hint
 
     def __init__(
@@ -182,6 +186,10 @@ class ModelAgent(ABC):
         self.parallel_tool_calls = parallel_tool_calls
         self.extra_body = dict(extra_body) if extra_body else None
         self.max_connections = max_connections
+        try:  # an unusable URL or proxy setting is a run that could not start
+            route(self.where)
+        except ValueError as exc:
+            raise AgentError(f"agent.base_url: {exc}") from None
 
     def __repr__(self) -> str:  # never shows the key: it is not an attribute
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
@@ -236,7 +244,7 @@ class ModelAgent(ABC):
             self.max_connections,
             lambda pool: self.build_client(sdk, key, where, pool),
         )
-        return _Conversation(self, sdk, endpoint, inp, key, state)
+        return _Conversation(self, endpoint, inp, key, state)
 
     # -- what a subclass supplies ------------------------------------------------------------
 
@@ -250,7 +258,12 @@ class ModelAgent(ABC):
 
     @abstractmethod
     def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
-        """One completion for ``state`` through ``endpoint.client``; SDK errors propagate."""
+        """One completion for ``state`` through ``endpoint.client``.
+
+        Failures raise :class:`~silo.agents.json_client.StatusError` (an HTTP error answered) or
+        a :class:`~silo.agents.wire.WireError` (no answer): the loop retries, backs off or ends
+        the run on those alone, whatever the API.
+        """
 
     @abstractmethod
     def add_reply(self, state: dict[str, Any], reply: Reply) -> None:
@@ -308,13 +321,12 @@ class _Conversation:
     def __init__(
         self,
         agent: ModelAgent,
-        sdk: ModuleType,
         endpoint: Endpoint,
         inp: AgentInput,
         key: str,
         state: dict[str, Any] | None = None,
     ) -> None:
-        self.agent, self.sdk, self.endpoint, self.inp, self.key = agent, sdk, endpoint, inp, key
+        self.agent, self.endpoint, self.inp, self.key = agent, endpoint, inp, key
         self.rng = random.Random(inp.seed if agent.seed is None else agent.seed)
         self.state = agent.start(inp) if state is None else state
 
@@ -373,8 +385,7 @@ class _Conversation:
         return reply
 
     def complete(self) -> tuple[Reply, int]:
-        agent, inp, sdk = self.agent, self.inp, self.sdk
-        sdk_error: type[Exception] = getattr(sdk, agent.sdk_error)
+        agent, inp = self.agent, self.inp
         problem = "no attempt"
         for attempt in range(1, agent.max_retries + 2):
             retry_after: float | None = None
@@ -386,22 +397,21 @@ class _Conversation:
                     reply = agent.request(self.endpoint, self.state, timeout)
                 self.endpoint.succeeded()
                 return reply, attempt
-            except sdk.APIStatusError as exc:
-                detail = _one_line(getattr(exc, "message", "") or str(exc), self.key)
-                if exc.status_code != 429 and exc.status_code < 500:
-                    raise AgentError(agent.describe_status(exc.status_code, detail)) from None
-                problem = f"HTTP {exc.status_code}: {detail}"
-                retry_after = _retry_after(exc.response.headers)
-                rate_limited = exc.status_code == 429
-            except sdk.APITimeoutError:
+            except StatusError as exc:
+                detail = _one_line(exc.detail, self.key)
+                if exc.status != 429 and exc.status < 500:
+                    raise AgentError(agent.describe_status(exc.status, detail)) from None
+                problem = f"HTTP {exc.status}: {detail}"
+                retry_after = _retry_after(exc.headers)
+                rate_limited = exc.status == 429
+            except TimedOut:
                 problem = f"no answer within {timeout:.1f}s"
-            except sdk.APIConnectionError as exc:
-                cause = _one_line(str(exc.__cause__ or exc), self.key)
+            except (ConnectFailed, ReadFailed) as exc:
                 raise AgentError(
-                    f"cannot connect to the model endpoint at {agent.where} ({cause}); start the "
-                    "server or fix agent.base_url"
+                    f"cannot connect to the model endpoint at {agent.where} "
+                    f"({_one_line(str(exc), self.key)}); start the server or fix agent.base_url"
                 ) from None
-            except sdk_error as exc:
+            except WireError as exc:
                 raise AgentError(
                     f"the model endpoint at {agent.where} failed: {_one_line(str(exc), self.key)}"
                 ) from None
@@ -520,17 +530,31 @@ def without_credentials(url: str) -> str:
 def tools_json(
     endpoint: Endpoint, tools: list[dict[str, Any]], render: Callable[[dict[str, Any]], Any]
 ) -> bytes:
-    """The JSON array of ``render(spec)`` for every tool spec, each made once per endpoint.
+    """The JSON array of ``render(spec)`` for every tool spec, made once per endpoint.
 
     Every rollout of an environment offers the same spec objects (copied shallowly), so a spec
     is known by its name, description and the identity of its input schema; the endpoint keeps
-    the schema alive with its fragment (see :meth:`Endpoint.fragment`).
+    the schemas alive with the fragments (see :meth:`Endpoint.fragment`). The whole array is one
+    fragment (a rollout's first request looks it up once), each spec another (a tool list that
+    differs, e.g. with the user tool added, renders only what is new).
     """
-    parts = []
-    for spec in tools:
-        schema = spec.get("inputSchema")
-        key = (spec.get("name"), spec.get("description"), id(schema))
-        parts.append(endpoint.fragment(key, schema, partial(_rendered, render, spec)))
+    keys = tuple((s.get("name"), s.get("description"), id(s.get("inputSchema"))) for s in tools)
+    schemas = [spec.get("inputSchema") for spec in tools]
+    return endpoint.fragment(
+        ("tools", render, keys), schemas, partial(_tool_array, endpoint, tools, keys, render)
+    )
+
+
+def _tool_array(
+    endpoint: Endpoint,
+    tools: list[dict[str, Any]],
+    keys: tuple[tuple[Any, Any, int], ...],
+    render: Callable[[dict[str, Any]], Any],
+) -> bytes:
+    parts = [
+        endpoint.fragment((render, key), spec.get("inputSchema"), partial(_rendered, render, spec))
+        for spec, key in zip(tools, keys, strict=True)
+    ]
     return b"[" + b",".join(parts) + b"]"
 
 
@@ -545,20 +569,13 @@ def conversation_state(
     return {"messages": messages, "head": json_body(b"{}", list(fields.items())), "tools": tools}
 
 
-def post_conversation(
-    endpoint: Endpoint,
-    state: dict[str, Any],
-    path: str,
-    render_tool: Callable[[dict[str, Any]], Any],
-    timeout: float,
-    expected: str,
-    where: str,
-) -> dict[str, Any]:
-    """POST the conversation in ``state`` to ``path`` through the SDK; the JSON object answered.
+def conversation_body(
+    endpoint: Endpoint, state: dict[str, Any], render_tool: Callable[[dict[str, Any]], Any]
+) -> bytes:
+    """The request body of the conversation in ``state``.
 
-    The body is the fixed fields, the tools (each rendered by ``render_tool`` once per endpoint,
-    the list kept in ``state``) and the messages so far. SDK errors propagate; an answer that is
-    not a JSON object is an :class:`AgentError` naming ``expected`` and ``where``.
+    The fixed fields, the tools (each rendered by ``render_tool`` once per endpoint, the list kept
+    in ``state``) and the messages so far.
     """
     tail: list[tuple[str, Any]] = []
     if state["tools"]:
@@ -566,13 +583,7 @@ def post_conversation(
             state["toolsJson"] = tools_json(endpoint, state["tools"], render_tool)
         tail.append(("tools", state["toolsJson"]))
     tail.append(("messages", state["messages"]))
-    response = endpoint.client.post(
-        path,
-        cast_to=raw_response(),
-        content=json_body(state["head"], tail),
-        options={"timeout": timeout},
-    )
-    return read_json(response, where, expected)
+    return json_body(state["head"], tail)
 
 
 def _rendered(render: Callable[[dict[str, Any]], Any], spec: dict[str, Any]) -> bytes:
@@ -607,54 +618,16 @@ def token_count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def read_json(response: Any, where: str, expected: str) -> dict[str, Any]:
-    """The JSON object an endpoint answered (an HTTP response), or an :class:`AgentError`."""
+def read_json(content: bytes, where: str, expected: str) -> dict[str, Any]:
+    """The JSON object an endpoint answered (an HTTP body), or an :class:`AgentError`."""
     try:
-        data = orjson.loads(response.content)
+        data = orjson.loads(content)
     except orjson.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
+        text = content.decode("utf-8", "replace")
         raise AgentError(
             f"the model endpoint at {where} answered something that is not {expected} "
-            f"({_one_line(response.text, '')}); check agent.base_url"
+            f"({_one_line(text, '')}); check agent.base_url"
         )
     return data
-
-
-def _httpx() -> ModuleType:
-    import importlib
-
-    try:
-        return importlib.import_module("httpx2")  # what openai 3.x and anthropic 2.x are built on
-    except ImportError:  # pragma: no cover - older SDKs use httpx
-        return importlib.import_module("httpx")
-
-
-def pool_limits(pool: int) -> Any:
-    """HTTP connection limits for an SDK client: as many connections kept alive as in flight.
-
-    The SDKs keep 100 connections alive by default; at 256 rollouts in flight the surplus would be
-    reopened on every burst.
-    """
-    return _httpx().Limits(max_connections=pool, max_keepalive_connections=pool)
-
-
-def sdk_http_client(sdk: ModuleType, pool: int) -> Any:
-    """The HTTP client an SDK client is built with: :func:`transport`, ``pool`` connections."""
-    return sdk.DefaultHttpxClient(limits=pool_limits(pool), transport=transport())
-
-
-def transport() -> Any:
-    """The HTTP transport of the SDK clients: per-thread keep-alive connections.
-
-    (:mod:`silo.agents.transport`; imported here, when a client is built, because it needs the
-    SDKs' ``httpx2``.)
-    """
-    from silo.agents.transport import ThreadConnections
-
-    return ThreadConnections()
-
-
-def raw_response() -> Any:
-    """The ``cast_to`` that makes an SDK's ``post`` return the HTTP response unparsed."""
-    return _httpx().Response

@@ -1,7 +1,11 @@
 """An agent backed by any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, …).
 
 Contract: ``OpenAIAgent(model, ...)`` is a :class:`~silo.agents.model.ModelAgent` speaking
-``POST {base_url}/chat/completions`` through the official ``openai`` SDK. The environment's
+``POST {base_url}/chat/completions``. The official ``openai`` SDK supplies the endpoint's
+configuration once (its base URL and headers: the key, ``OPENAI_ORG_ID``, ``OPENAI_PROJECT_ID``,
+the user agent); the requests themselves go out through :class:`~silo.agents.json_client.JsonClient`
+(a body serialised here, one kept-alive connection per rollout thread, the answer read with
+orjson into dicts), not the SDK's ``create()``, which costs ~10x the CPU. The environment's
 tools are offered as function tools whose parameters are the tools' input schemas; each tool
 result (errors included) returns to the model as a ``tool`` message holding JSON. Pass-through
 settings: ``max_tokens``, ``tool_choice`` (``auto``, ``none``, ``required`` or a function
@@ -19,14 +23,15 @@ from typing import Any, ClassVar
 
 from silo.agents.contract import AgentError, AgentInput
 from silo.agents.endpoints import Endpoint
+from silo.agents.json_client import JsonClient
 from silo.agents.model import (
     DEFAULT_SYSTEM_PROMPT,
     ModelAgent,
     Reply,
     ToolUse,
+    conversation_body,
     conversation_state,
-    post_conversation,
-    sdk_http_client,
+    read_json,
     token_count,
 )
 
@@ -45,7 +50,6 @@ class OpenAIAgent(ModelAgent):
     kind: ClassVar[str] = "openai"
     sdk_name: ClassVar[str] = "openai"
     example_model: ClassVar[str] = "gpt-4.1-mini"
-    sdk_error: ClassVar[str] = "OpenAIError"
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
     base_url_env: ClassVar[str] = "OPENAI_BASE_URL"
 
@@ -56,10 +60,22 @@ class OpenAIAgent(ModelAgent):
         self._api_key()  # a missing key is a run that could not start, not a failed one
 
     def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
-        """A sync client shared by every rollout thread: one kept-alive connection per thread."""
-        return sdk.OpenAI(
-            api_key=key, base_url=base_url, max_retries=0, http_client=sdk_http_client(sdk, pool)
-        )
+        """The endpoint's :class:`JsonClient`, configured as the SDK's client would send.
+
+        Shared by every rollout thread (one kept-alive connection per thread), so ``pool`` needs
+        no pool here: :meth:`Endpoint.slot` keeps the requests in flight under it.
+        """
+        configured = sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0)
+        try:
+            headers = {**configured.default_headers, **configured.auth_headers}
+            url = f"{str(configured.base_url).rstrip('/')}/chat/completions"
+        finally:
+            configured.close()
+        fixed = {name: value for name, value in headers.items() if isinstance(value, str)}
+        try:
+            return JsonClient(url, fixed)
+        except ValueError as exc:  # a header that cannot be sent (a line break in the key)
+            raise AgentError(f"the {self.kind} agent cannot reach {self.where}: {exc}") from None
 
     def start(self, inp: AgentInput) -> dict[str, Any]:
         """The system and user messages, and the request fields every turn repeats."""
@@ -84,17 +100,9 @@ class OpenAIAgent(ModelAgent):
         return conversation_state(messages, fields, inp.tools)
 
     def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
-        """One chat completion: a body serialised here, the raw JSON answer read into a Reply."""
-        completion = post_conversation(
-            endpoint,
-            state,
-            "/chat/completions",
-            _function_tool,
-            timeout,
-            "a chat completion",
-            self.where,
-        )
-        return self._reply(completion)
+        """One chat completion: a body serialised here, the JSON answer read into a Reply."""
+        answer = endpoint.client.post(conversation_body(endpoint, state, _function_tool), timeout)
+        return self._reply(read_json(answer.body, self.where, "a chat completion"))
 
     def _reply(self, completion: dict[str, Any]) -> Reply:
         choices = completion.get("choices")

@@ -1,7 +1,7 @@
 """``silo-mcp``: serve a Silo environment as an MCP server, composed by Hydra like ``silo-run``.
 
-Contract: ``silo-mcp env=crm task=TASK-002`` composes ``env``, ``budget``, ``task``, ``seed`` and
-``runs_dir`` the way ``silo-run`` does (project ``conf/`` first, then Silo's) and serves over
+Contract: ``silo-mcp env=crm task=TASK-002`` composes ``env``, ``budget``, ``user``, ``task``,
+``seed`` and ``runs_dir`` the way ``silo-run`` does (project ``conf/`` first, then Silo's) and serves over
 stdio; ``transport=http host=127.0.0.1 port=8000`` serves streamable HTTP at ``/mcp``. Leaving
 ``task`` out lets the client choose with the ``silo.start_task`` tool. A user mistake (unknown
 env or task, bad value, missing ``[mcp]`` extra) is one line on stderr and exit status 2; stdout
@@ -31,7 +31,8 @@ Usage:
 
 Options (key=value):
   env=<name>  task=<id>  seed=N  runs_dir=<folder>
-  budget.max_tool_calls=N  budget.timeout_ms=N
+  budget.max_tool_calls=N  budget.timeout_ms=N  budget.max_user_turns=N
+  user=scripted|openai|anthropic|none  (the simulated user of conversational tasks)
   transport=stdio|http  host=127.0.0.1  port=8000
 """
 
@@ -42,6 +43,7 @@ def primary_config() -> dict[str, Any]:
         "defaults": [
             {"env": "crm"},
             {"budget": "default"},
+            {"user": "scripted"},
             "_self_",
             {"override hydra/hydra_logging": "none"},
             {"override hydra/job_logging": "none"},
@@ -91,6 +93,7 @@ def _serve(cfg: DictConfig, project: Path) -> None:
         runs_dir=Path(str(plain["runs_dir"])),
         project_dir=project,
         agent_label="mcp",
+        user=plain.get("user"),
     )
     serve(spec, transport=str(plain.get("transport")), host=str(plain.get("host")), port=port)
 
@@ -100,7 +103,7 @@ def main() -> None:
     args = sys.argv[1:]
     try:
         project = prepare()
-        keys = ["env", "budget", *(k for k in primary_config() if k != "defaults")]
+        keys = ["env", "budget", *(k for k in primary_config() if k != "defaults"), "user"]
         check_group_overrides(args, project, keys=keys)  # silo-mcp's keys, not silo-run's
     except SiloError as exc:
         _fail(exc.message)

@@ -1,13 +1,17 @@
 """Episodes: the rollouts an integration has open, one per client handle, on fresh worlds.
 
 Contract: an :class:`EpisodeSpec` says what every episode of a server is (environment, task or
-None for the client's choice, seed, budget, runs folder). :class:`EpisodeTable` keeps one
+None for the client's choice, seed, budget, runs folder, and the simulated user of
+conversational tasks, chosen as ``open_session``'s ``user``: default scripted, ``"none"`` for
+no user channel). :class:`EpisodeTable` keeps one
 :class:`~silo.rollout.session.Session` per handle (an MCP session id, ``"stdio"``), opened
 lazily on first use so listing tools costs no world; :meth:`EpisodeTable.close_idle` and
 :meth:`EpisodeTable.close_all` end the ones a client abandoned, which then still leave a
 complete record (``agent_error``, "closed without finish()"). :func:`outcome` is the answer an
-integration returns when an episode ends; :func:`call_or_end` and :func:`close_if_open` are the
-step and the abandonment every action-by-action driver (Gymnasium, OpenEnv) shares.
+integration returns when an episode ends; :func:`call_or_end`, :func:`message_or_end` and
+:func:`close_if_open` are the steps and the abandonment every action-by-action driver
+(Gymnasium, OpenEnv) shares, and :func:`invalid_action` their refusal of an action that is not
+one (nothing happens in the rollout).
 """
 
 from __future__ import annotations
@@ -24,8 +28,18 @@ from silo.errors import SessionError
 from silo.loading.environment import Environment, find_project_dir, load_environment
 from silo.rollout.core import RolloutResult
 from silo.rollout.session import Session, open_session
+from silo.tasks import Task
+from silo.users.resolve import resolve_user
 
-__all__ = ["EpisodeSpec", "EpisodeTable", "call_or_end", "close_if_open", "outcome"]
+__all__ = [
+    "EpisodeSpec",
+    "EpisodeTable",
+    "call_or_end",
+    "close_if_open",
+    "invalid_action",
+    "message_or_end",
+    "outcome",
+]
 
 
 @dataclass(frozen=True)
@@ -40,13 +54,24 @@ class EpisodeSpec:
     project_dir: Path | None = None
     write_artifacts: bool = True
     agent_label: str = "session"
+    user: Any = None
+
+    def opening(self, task: Task) -> str | None:
+        """The user's first message when ``task``'s rollouts talk to a user, else None.
+
+        They do when the task has a ``user`` block and ``user`` is not ``none``; resolving the
+        user checks the choice too (one-line ``ConfigError`` when it is wrong).
+        """
+        if task.user is None or resolve_user(self.user) is None:
+            return None
+        return task.user.opening
 
     def load(self) -> Environment:
-        """Load the environment, checking the fixed task (one-line SiloError when unknown)."""
+        """Load the environment, checking the fixed task and its user (one-line SiloError)."""
         project = Path(self.project_dir).resolve() if self.project_dir else find_project_dir()
         environment = load_environment(self.env, project)
         if self.task is not None:
-            environment.task(self.task)
+            self.opening(environment.task(self.task))  # a bad user= fails here, not later
         return environment
 
     def open(self, environment: Environment, task: str | None = None) -> Session:
@@ -63,6 +88,7 @@ class EpisodeSpec:
             write_artifacts=self.write_artifacts,
             project_dir=self.project_dir,
             agent_label=self.agent_label,
+            user=self.user,
         )
 
 
@@ -91,8 +117,36 @@ def call_or_end(
     try:
         return dict(session.call_tool(name, arguments)), None
     except RunLimitError as exc:
-        ended = session.result if session.finished else session.finish(None)
-        return {"output": {"code": exc.reason, "message": str(exc)}, "isError": True}, ended
+        return _refused_at_end(session, exc)
+
+
+def message_or_end(session: Session, text: Any) -> tuple[dict[str, Any], RolloutResult | None]:
+    """One message to the user: the reply and None, or a refusal (and the rollout it ended).
+
+    The reply is the session's ``{"text", "ended", "isError"}`` (a message after the user
+    ended, or over ``budget.max_user_turns``, is an error reply, as an agent gets). A task
+    without a user or a ``text`` that is not a non-empty string is an :func:`invalid_action`
+    carrying the session's one line: nothing was sent. A deadline or a failing user that ends
+    the rollout is refused like a tool call over budget, with the graded rollout.
+    """
+    try:
+        return dict(session.message_user(text)), None
+    except SessionError as exc:
+        return invalid_action(exc.message), None
+    except RunLimitError as exc:
+        return _refused_at_end(session, exc)
+
+
+def invalid_action(message: str) -> dict[str, Any]:
+    """The error observation of an action that is not one: ``invalid_action`` and why."""
+    return {"output": {"code": "invalid_action", "message": message}, "isError": True}
+
+
+def _refused_at_end(
+    session: Session, exc: RunLimitError
+) -> tuple[dict[str, Any], RolloutResult | None]:
+    ended = session.result if session.finished else session.finish(None)
+    return {"output": {"code": exc.reason, "message": str(exc)}, "isError": True}, ended
 
 
 def close_if_open(session: Session | None) -> None:

@@ -1,14 +1,20 @@
 """A Gymnasium environment over a Silo task: each episode is one rollout on a fresh world.
 
 Contract: :class:`SiloEnv` (registered as ``silo/Silo-v0`` when this module is imported, e.g.
-by ``import silo.gym``) takes the environment and task like :func:`silo.open_session`.
+by ``import silo.gym``) takes the environment and task (and ``user``, the simulated user of a
+conversational task: default scripted) like :func:`silo.open_session`.
 ``reset(seed=...)`` ends any episode still open (recorded as closed without finish) and opens
-a fresh rollout; the observation is JSON text ``{"instruction", "tools"}``. An action is JSON
-text: ``{"tool": <name>, "arguments": {...}}`` for a tool call, whose observation is the
-``ToolResult`` (``{"output", "isError"}``), or ``{"answer": <value>}``, which ends the episode:
-``terminated``, reward the verifier's. A budget that ends the rollout (``max_tool_calls``,
-``timeout``) gives ``truncated`` with reward 0 (the graded outcome is in ``info``). A malformed
-action is an error observation, never an exception, and is not a tool call. Spaces are
+a fresh rollout; the observation is JSON text ``{"instruction", "tools"}``, plus ``"opening"``
+(the user's first message, which is then also the instruction) for a conversational task. An
+action is JSON text: ``{"tool": <name>, "arguments": {...}}`` for a tool call, whose
+observation is the ``ToolResult`` (``{"output", "isError"}``); ``{"message_user": <text>}``
+for one message to the task's simulated user, whose observation is the reply (``{"text",
+"ended", "isError"}``, exactly what an agent's ``user.send`` returns); or ``{"answer":
+<value>}``, which ends the episode: ``terminated``, reward the verifier's. A budget that ends
+the rollout (``max_tool_calls``, ``timeout``) gives ``truncated`` with reward 0 (the graded
+outcome is in ``info``). A malformed action (and a message on a task without a user, or one
+that is not a non-empty string) is an ``invalid_action`` error observation, never an
+exception, and is neither a tool call nor a user turn. Spaces are
 printable ASCII ``Text``, so ``gymnasium.utils.env_checker.check_env`` passes; observations
 longer than ``max_text`` are cut to it. Every episode writes its artifacts like any rollout.
 """
@@ -32,6 +38,8 @@ from silo.integrations.episodes import (  # noqa: E402
     EpisodeSpec,
     call_or_end,
     close_if_open,
+    invalid_action,
+    message_or_end,
     outcome,
 )
 from silo.rollout.core import RolloutResult  # noqa: E402
@@ -40,16 +48,13 @@ from silo.rollout.session import Session  # noqa: E402
 __all__ = ["ENV_ID", "SiloEnv"]
 
 ENV_ID = "silo/Silo-v0"
+TOOL_ACTION = '{"tool": "<name>", "arguments": {...}}'
 MAX_TEXT = 1 << 17  # the CRM's instruction plus tool specs is about 30,000 characters
 
 
 def _text(payload: Any, limit: int) -> str:
     """ASCII JSON (the spaces' charset is printable ASCII), cut to the space's length."""
     return json.dumps(payload, ensure_ascii=True)[:limit]
-
-
-def _invalid(message: str) -> dict[str, Any]:
-    return {"output": {"code": "invalid_action", "message": message}, "isError": True}
 
 
 class SiloEnv(gym.Env[str, str]):
@@ -68,6 +73,7 @@ class SiloEnv(gym.Env[str, str]):
         write_artifacts: bool = True,
         max_text: int = MAX_TEXT,
         render_mode: str | None = None,
+        user: Any = None,
     ) -> None:
         self.episode_spec = EpisodeSpec(
             env=env,
@@ -77,6 +83,7 @@ class SiloEnv(gym.Env[str, str]):
             project_dir=Path(project_dir) if project_dir else None,
             write_artifacts=write_artifacts,
             agent_label="gym",
+            user=user,
         )
         self._environment = self.episode_spec.load()
         self.render_mode = render_mode
@@ -99,36 +106,45 @@ class SiloEnv(gym.Env[str, str]):
             spec = replace(spec, seed=seed)
         self._session = spec.open(self._environment)
         self.last_result = None
-        observation = {"instruction": self._session.instruction, "tools": self._session.tools}
+        observation: dict[str, Any] = {
+            "instruction": self._session.instruction,
+            "tools": self._session.tools,
+        }
+        if self._session.has_user:
+            observation["opening"] = self._session.instruction
         self._last = _text(observation, self.max_text)
         return self._last, {"task_id": self._session.task.id}
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Make one tool call or give the answer (see the module docstring)."""
+        """Make one tool call, send the user a message or give the answer (see the module)."""
         session = self._session
         if session is None:
             raise gym.error.ResetNeeded("call reset() before step(): the episode has ended")
-        parsed = self._parse(action)
+        parsed = self._parse(action, session.has_user)
         if isinstance(parsed, str):
-            return self._observe(_invalid(parsed), 0.0, False, False, {})
+            return self._observe(invalid_action(parsed), 0.0, False, False, {})
         if "answer" in parsed:
             result = session.finish(parsed["answer"])
             return self._end(result, result.reward, terminated=True)
-        called, ended = call_or_end(session, parsed["tool"], parsed.get("arguments", {}))
+        if "message_user" in parsed:
+            observed, ended = message_or_end(session, parsed["message_user"])
+        else:
+            observed, ended = call_or_end(session, parsed["tool"], parsed.get("arguments", {}))
         if ended is not None:
-            return self._end(ended, 0.0, terminated=False, observation=called)
-        return self._observe(called, 0.0, False, False, {})
+            return self._end(ended, 0.0, terminated=False, observation=observed)
+        return self._observe(observed, 0.0, False, False, {})
 
-    def _parse(self, action: str) -> dict[str, Any] | str:
+    def _parse(self, action: str, has_user: bool) -> dict[str, Any] | str:
         """The action as a dict, or the one-line reason it is not a valid action."""
-        shape = 'an action is JSON: {"tool": "<name>", "arguments": {...}} or {"answer": ...}'
+        message = ', {"message_user": "<text>"}' if has_user else ""
+        shape = f'an action is JSON: {TOOL_ACTION}{message} or {{"answer": ...}}'
         try:
             parsed = json.loads(action)
         except (TypeError, ValueError) as exc:
             return f"not JSON ({exc}); {shape}"
         if not isinstance(parsed, dict):
             return shape
-        if set(parsed) == {"answer"}:
+        if set(parsed) in ({"answer"}, {"message_user"}):
             return parsed
         if set(parsed) - {"tool", "arguments"} or not isinstance(parsed.get("tool"), str):
             return shape

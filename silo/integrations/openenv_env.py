@@ -2,11 +2,16 @@
 
 Contract: :func:`create_openenv_app` returns OpenEnv's FastAPI app (``openenv.core``'s
 ``create_app``) whose environment, :class:`SiloOpenEnv`, is made per session: ``reset``
-(optionally ``task=<id>``) opens a rollout and observes ``instruction`` and ``tools``;
+(optionally ``task=<id>``) opens a rollout and observes ``instruction`` and ``tools`` (and
+``opening``, the user's first message, for a conversational task);
 ``step({"tool", "arguments"})`` observes the ``ToolResult`` as ``result``;
-``step({"answer": ...})`` grades the world, writes the four artifacts and ends the episode
-(``done``, ``reward`` the verifier's, ``outcome`` the checks). A budget that ends the rollout
-also ends the episode (``done``, reward 0). Episodes live on OpenEnv's ``/ws`` socket (its HTTP
+``step({"message_user": <text>})`` sends the task's simulated user one message and observes
+its reply (``{"text", "ended", "isError"}``, what an agent's ``user.send`` returns) as
+``reply``; ``step({"answer": ...})`` grades the world, writes the four artifacts and ends the
+episode (``done``, ``reward`` the verifier's, ``outcome`` the checks). An action that is not
+one (``tool`` with ``message_user``; a message on a task without a user, or not a non-empty
+string) observes an ``invalid_action`` error as ``result`` and changes nothing. A budget that
+ends the rollout also ends the episode (``done``, reward 0). Episodes live on OpenEnv's ``/ws`` socket (its HTTP
 ``/reset`` and ``/step`` build a new environment per request), and concurrent sessions, as a
 GRPO group needs, get separate worlds up to ``max_concurrent_envs``. OpenEnv pins ``mcp`` 1.x,
 so the ``[openenv]`` extra goes in its own virtualenv, never beside ``[mcp]``.
@@ -31,9 +36,12 @@ from silo.integrations.episodes import (  # noqa: E402
     EpisodeSpec,
     call_or_end,
     close_if_open,
+    invalid_action,
+    message_or_end,
     outcome,
 )
 from silo.loading.environment import Environment as SiloEnvironment  # noqa: E402
+from silo.rollout.core import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
 __all__ = ["SiloAction", "SiloObservation", "SiloOpenEnv", "create_openenv_app"]
@@ -41,10 +49,14 @@ __all__ = ["SiloAction", "SiloObservation", "SiloOpenEnv", "create_openenv_app"]
 
 # openenv cannot share a venv with mcp 2.x, so where mypy runs its classes are Any.
 class SiloAction(Action):  # type: ignore[misc]
-    """A tool call (``tool`` and ``arguments``), or, with no ``tool``, the final ``answer``."""
+    """A tool call (``tool``, ``arguments``), a ``message_user``, or else the final ``answer``."""
 
     tool: str | None = Field(default=None, description="The tool to call; omit to answer.")
     arguments: dict[str, Any] = Field(default_factory=dict, description="The tool's input.")
+    # Any, not str: a wrong type gets the session's one line, like every other integration.
+    message_user: Any = Field(
+        default=None, description="A message (text) to the task's user; omit tool to send it."
+    )
     answer: Any = Field(default=None, description="The final answer, when tool is omitted.")
 
 
@@ -53,7 +65,9 @@ class SiloObservation(Observation):  # type: ignore[misc]
 
     instruction: str = ""
     tools: list[dict[str, Any]] = Field(default_factory=list)
+    opening: str | None = None
     result: dict[str, Any] | None = None
+    reply: dict[str, Any] | None = None
     outcome: dict[str, Any] | None = None
 
 
@@ -78,17 +92,30 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         spec = self._spec if seed is None else _with_seed(self._spec, seed)
         self._session = spec.open(self._environment, str(task) if task else None)
         self._state = State(episode_id=episode_id, step_count=0)
-        return SiloObservation(instruction=self._session.instruction, tools=self._session.tools)
+        session = self._session
+        opening = session.instruction if session.has_user else None
+        return SiloObservation(
+            instruction=session.instruction, tools=session.tools, opening=opening
+        )
 
     def step(
         self, action: SiloAction, timeout_s: float | None = None, **kwargs: Any
     ) -> SiloObservation:
-        """One tool call, or the answer that ends the episode."""
+        """One tool call, one message to the user, or the answer that ends the episode."""
         session = self._session
         if session is None:
             error = {"code": "episode_ended", "message": "the episode has ended; call reset()"}
             return SiloObservation(result={"output": error, "isError": True}, done=True, reward=0.0)
         self._state.step_count += 1
+        if action.message_user is not None:
+            if action.tool is not None:
+                refused = invalid_action("give tool or message_user in one action, not both")
+                return SiloObservation(result=refused, reward=0.0)
+            reply, ended = message_or_end(session, action.message_user)
+            if ended is None:
+                key = "result" if "output" in reply else "reply"  # an invalid action, or a reply
+                return SiloObservation(**{key: reply}, reward=0.0)
+            return self._ended(ended, result=reply)
         if action.tool is None:
             answered = session.finish(action.answer)
             self._session = None
@@ -96,6 +123,10 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         result, ended = call_or_end(session, action.tool, action.arguments)
         if ended is None:
             return SiloObservation(result=result, reward=0.0)
+        return self._ended(ended, result=result)
+
+    def _ended(self, ended: RolloutResult, result: dict[str, Any]) -> SiloObservation:
+        """A budget or the deadline ended the rollout: the refusal and the graded outcome."""
         self._session = None
         return SiloObservation(result=result, outcome=outcome(ended), done=True, reward=0.0)
 

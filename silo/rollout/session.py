@@ -186,8 +186,9 @@ class Session:
     def message_user(self, text: str) -> UserReply:
         """Send the simulated user one message: the reply an agent's ``user.send`` gets.
 
-        Raises :class:`~silo.errors.SessionError` when the task has no user or the session
-        ended, :class:`RunLimitError` once the deadline (or a failed user) ended it.
+        Raises :class:`~silo.errors.SessionError` when the task has no user, ``text`` is not a
+        non-empty string or the session ended, :class:`RunLimitError` once the deadline (or a
+        failed user) ended it.
         """
         channel = self._rollout.user_channel
         if channel is None:
@@ -195,6 +196,10 @@ class Session:
                 "session_no_user",
                 f"task {self._rollout.task.id} has no user block, so there is no one to message; "
                 "call its tools and finish(output)",
+            )
+        if not isinstance(text, str) or not text.strip():
+            raise SessionError(
+                "invalid_input", "a message to the user is a non-empty string; nothing was sent"
             )
         self._check_rollout("message_user")
         if self._rollout.finished:

@@ -212,7 +212,8 @@ def test_rollouts_of_a_process_share_one_endpoint(
         endpoint = shared_endpoint(api.name, server.base_url, KEY, 256, lambda n: built.append(n))
     assert built == []  # the two rollouts already built this endpoint's one client
     assert (
-        type(endpoint.client).__name__ == {"openai": "OpenAI", "anthropic": "Anthropic"}[api.name]
+        type(endpoint.client).__name__
+        == {"openai": "JsonClient", "anthropic": "Anthropic"}[api.name]
     )
     assert endpoint.limit == 256
 
@@ -363,3 +364,30 @@ def test_every_request_offers_the_same_serialised_tools(
     offered = [r["json"]["tools"] for r in server.requests]
     assert len(offered) == 2 * (len(solution.calls) + 1)
     assert all(tools == offered[0] for tools in offered) and len(offered[0]) > 10
+
+
+def test_requests_go_through_the_environment_s_proxy(
+    tmp_path: Path, api: Api, solution: Solution, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the SDKs do: HTTP_PROXY carries a plain-HTTP endpoint's requests (absolute targets)."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with api.server(solving(api, solution)) as proxy:  # the fake answers as the proxy
+        monkeypatch.setenv("HTTP_PROXY", proxy.origin)
+        origin = "http://models.example.invalid"
+        base_url = proxy.base_url.replace(proxy.origin, origin)
+        result = run(tmp_path, api.agent(model="m", api_key_env=KEY_ENV, base_url=base_url))
+    assert result.passed, result.result
+    assert all(r["path"].startswith(f"{origin}/v1/") for r in proxy.requests)
+    assert all(r["headers"]["host"] == "models.example.invalid" for r in proxy.requests)
+
+
+def test_an_unusable_proxy_setting_stops_the_run_before_it_starts(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.setenv("HTTPS_PROXY", "socks5://127.0.0.1:1080")
+    monkeypatch.delenv("https_proxy", raising=False)
+    with pytest.raises(AgentError, match=r"^agent.base_url: the proxy socks5://\.\.\. is not"):
+        api.agent(model="m", api_key_env=KEY_ENV, base_url="https://models.example.invalid/v1")

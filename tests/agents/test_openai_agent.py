@@ -65,7 +65,9 @@ def test_scripted_model_solves_task(tmp_path: Path, solution: Solution) -> None:
     first = server.requests[0]
     assert first["path"] == "/v1/chat/completions"
     assert first["headers"]["authorization"] == f"Bearer {KEY}"
-    assert first["headers"]["x-stainless-retry-count"] == "0"  # the SDK does not retry
+    # The headers the SDK's client is configured with; the request path is Silo's own.
+    assert first["headers"]["user-agent"].startswith("OpenAI/Python")
+    assert first["headers"]["accept-encoding"] == "identity"
     body = first["json"]
     assert body["model"] == "fake-model" and body["temperature"] == 0.0 and "seed" not in body
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
@@ -235,3 +237,29 @@ def test_api_key_never_reaches_an_artifact(tmp_path: Path, solution: Solution) -
     assert len(files) >= 8
     for path in files:
         assert KEY not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_sdk_s_configured_headers_go_with_every_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The request path is Silo's; the headers are the ones the SDK's client is configured with."""
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-silo-test")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-silo-test")
+    with FakeOpenAI([final("done")]) as server:
+        result = run(tmp_path, server)
+    assert result.termination_reason == "completed"
+    headers = server.requests[0]["headers"]
+    assert headers["openai-organization"] == "org-silo-test"
+    assert headers["openai-project"] == "proj-silo-test"
+    assert headers["authorization"] == f"Bearer {KEY}"
+    assert headers["host"] == server.base_url.split("/")[2]
+
+
+def test_a_key_that_would_smuggle_a_header_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-bad\r\nX-Injected: 1")
+    with FakeOpenAI([final("done")]) as server:
+        result = run(tmp_path, server)
+    assert result.termination_reason == "agent_error" and "line break" in result.error
+    assert "\n" not in result.error and "sk-bad" not in result.error and not server.requests

@@ -1,7 +1,13 @@
-"""Shared by the integration tests: a task's solver calls, and run_task making the same calls."""
+"""Shared by the integration tests: a task's solver calls, and run_task making the same calls.
+
+A step named :data:`MESSAGE_USER` with ``{"text": ...}`` is a message to the task's simulated
+user (silo-mcp's control tool of that name; Gymnasium's and OpenEnv's ``message_user``
+action), so one list of steps drives a conversation through every integration and run_task.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 Calls = list[tuple[str, Any]]
 # Calls a careless client makes: invalid input for a real tool and a tool that does not exist.
 BAD_CALLS: Calls = [("get_user", {"user_id": 7, "extra": True}), ("no_such_tool", {})]
+MESSAGE_USER = "silo.message_user"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -35,12 +42,33 @@ def solver_calls(tmp_path: Path) -> Callable[[str], tuple[Calls, Any]]:
     return calls_of
 
 
+@pytest.fixture
+def solver_steps(tmp_path: Path) -> Callable[[str], tuple[Calls, Any]]:
+    """The solver's tool calls and messages to the user on a task, in order, and its answer."""
+
+    def steps_of(task_id: str) -> tuple[Calls, Any]:
+        solved = run_task("crm", task_id, "solver", project_dir=REPO, runs_dir=tmp_path / "steps")
+        steps: Calls = []
+        for line in (solved.run_dir / "trace.jsonl").read_text().splitlines():
+            event = json.loads(line)
+            if event["type"] == "tool_call":
+                steps.append((event["tool"], event["input"]))
+            elif event["type"] == "user_message" and event["role"] == "agent":
+                steps.append((MESSAGE_USER, {"text": event["text"]}))
+        return steps, solved.agent_output
+
+    return steps_of
+
+
 def run_task_bytes(task_id: str, calls: Calls, answer: Any, runs_dir: Path) -> tuple[bytes, bytes]:
     """result.json and state-diff.json of run_task with an agent making exactly ``calls``."""
 
     def scripted(inp: Any) -> Any:
         for name, args in calls:
-            inp.call_tool(name, args)
+            if name == MESSAGE_USER:
+                inp.user.send(args["text"])
+            else:
+                inp.call_tool(name, args)
         return {"output": answer}
 
     result = run_task("crm", task_id, scripted, project_dir=REPO, runs_dir=runs_dir)

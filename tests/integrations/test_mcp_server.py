@@ -216,6 +216,8 @@ def test_http_server_survives_bad_requests_and_records_abandoned_sessions(
         (["env=crm", "task=TASK-999"], "TASK-999"),
         (["env=crm", "port=http"], "port must be a number"),
         (["env=crm", "transport=carrier-pigeon"], "transport must be stdio or http"),
+        (["env=crm", "task=TASK-007", "user=nope"], 'unknown user "nope"'),
+        (["env=crm", "task=TASK-007", "user=openai"], "user.model=<model name>"),
     ],
 )
 def test_bad_command_lines_are_one_line_and_exit_2(args: list[str], expected: str) -> None:

@@ -28,6 +28,7 @@ from silo.integrations.openenv_env import create_openenv_app  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GROUP = 8  # rollouts of one prompt, as a GRPO group
+MESSAGE_USER = "silo.message_user"  # how the shared solver_steps fixture marks a message
 
 
 @pytest.fixture
@@ -121,3 +122,54 @@ def test_budget_end_step_after_end_and_a_dropped_socket(
 def test_an_unknown_task_is_one_clear_error() -> None:
     with pytest.raises(SiloError, match="TASK-999"):
         create_openenv_app(EpisodeSpec(env="crm", task="TASK-999", project_dir=REPO))
+
+
+def test_a_conversation_over_openenv_gives_run_task_bytes_and_refuses_bad_messages(
+    served: tuple[str, Path], tmp_path: Path, solver_steps: Any, scripted_record: Any
+) -> None:
+    url, _ = served
+    steps, answer = solver_steps("TASK-007")
+    steps = [*steps, (MESSAGE_USER, {"text": "Anything else?"})]  # after the user ended
+
+    async def drive() -> dict[str, Any]:
+        seen: dict[str, Any] = {"replies": []}
+        async with GenericEnvClient(base_url=url) as env:
+            seen["first"] = (await env.reset(task="TASK-007")).observation
+            seen["bad"] = [
+                (await env.step(action)).observation["result"]
+                for action in ({"message_user": ""}, {"message_user": 5},
+                               {"message_user": "hi", "tool": "list_users"})
+            ]  # fmt: skip
+            for name, args in steps:
+                if name == MESSAGE_USER:
+                    step = await env.step({"message_user": args["text"]})
+                    seen["replies"].append(step.observation["reply"])
+                else:
+                    step = await env.step({"tool": name, "arguments": args})
+                assert step.done is False
+            last = await env.step({"answer": answer})
+            seen["reward"], seen["outcome"] = last.reward, last.observation["outcome"]
+            await env.reset(task="TASK-001")
+            seen["plain"] = (await env.step({"message_user": "hello?"})).observation["result"]
+        return seen
+
+    seen = asyncio.run(drive())
+    assert seen["first"]["opening"] == seen["first"]["instruction"]
+    assert seen["first"]["opening"].startswith("Hi, Marcus here.")
+    codes = [r["output"]["code"] for r in seen["bad"]]
+    assert codes == ["invalid_action"] * 3
+    assert (
+        seen["bad"][0]["output"]["message"]
+        == seen["bad"][1]["output"]["message"]
+        == ("a message to the user is a non-empty string; nothing was sent")
+    )
+    assert "$132,500" in seen["replies"][1]["text"] and seen["replies"][2]["ended"]
+    assert seen["replies"][3]["isError"]  # refused: the user has left
+    assert seen["reward"] == 1.0
+    run_dir = Path(seen["outcome"]["runDir"])
+    run = json.loads((run_dir / "run.json").read_text())
+    assert (run["userTurns"], run["conversationEndedBy"]) == (3, "user")
+    record = (run_dir / "result.json").read_bytes(), (run_dir / "state-diff.json").read_bytes()
+    assert record == scripted_record("TASK-007", steps, answer, tmp_path / "b")
+    assert seen["plain"]["output"]["code"] == "invalid_action"
+    assert "TASK-001 has no user block" in seen["plain"]["output"]["message"]

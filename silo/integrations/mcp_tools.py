@@ -1,0 +1,147 @@
+"""silo-mcp's reserved control tools and what it tells a client about the task.
+
+Contract: every name here starts with ``silo.`` (reserved: :func:`environment_tools` refuses an
+environment tool named so). :func:`control_tools` are ``silo.list_tasks`` and
+``silo.start_task`` (when the client picks the task) and :data:`FINISH_TOOL`;
+:func:`message_tool` is ``silo.message_user`` for a task with a ``user`` block, its description
+quoting the user's opening. :func:`instructions` and :func:`prompt_text` are the task as the
+server's instructions and as a prompt (a conversational task's: the user's opening). The
+opening is in all of these because MCP clients differ in what reaches the model: instructions
+and prompts are optional for a client (a prompt is sent only when the user picks it), while
+tool descriptions and tool results always are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from silo.integrations.extras import require
+
+require("mcp", "mcp", "silo-mcp")
+
+import mcp_types as types  # noqa: E402  (after the extra check, so a missing extra is one line)
+
+from silo.errors import EnvironmentLoadError  # noqa: E402
+from silo.integrations.episodes import EpisodeSpec  # noqa: E402
+from silo.loading.environment import Environment  # noqa: E402
+from silo.tasks import Task  # noqa: E402
+
+__all__ = [
+    "FINISH_TOOL",
+    "LIST_TOOL",
+    "MESSAGE_TOOL",
+    "START_TOOL",
+    "control_tools",
+    "environment_tools",
+    "instructions",
+    "message_tool",
+    "prompt_text",
+]
+
+FINISH_TOOL = "silo.finish"
+LIST_TOOL = "silo.list_tasks"
+START_TOOL = "silo.start_task"
+MESSAGE_TOOL = "silo.message_user"
+
+_FINISH_SPEC: dict[str, Any] = {
+    "name": FINISH_TOOL,
+    "description": "Give your final answer and end the task: the world is graded and the run "
+    "recorded. Returns passed, reward and every check. Call it once, last.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"answer": {"description": "Your final answer (text or any JSON value)."}},
+        "additionalProperties": False,
+    },
+}
+_LIST_SPEC = {
+    "name": LIST_TOOL,
+    "description": "List the tasks of this environment (id, title, difficulty).",
+    "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
+}
+_START_SPEC = {
+    "name": START_TOOL,
+    "description": "Start a task on a fresh world and return its instruction (a conversational "
+    f"task's: the user's opening message, then talk to them with {MESSAGE_TOOL}). Once per "
+    "session.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"task_id": {"type": "string", "description": "A task id from list_tasks."}},
+        "required": ["task_id"],
+        "additionalProperties": False,
+    },
+}
+
+
+_MESSAGE_DESCRIPTION = (
+    "Send one message to the user you are working for and get their reply, "
+    '{"text", "ended", "isError"}. The user knows what the task does not say (which record, '
+    'amounts, dates): ask them. Once a reply has "ended": true the user has left; finish the '
+    f"work and call {FINISH_TOOL}."
+)
+
+
+def message_tool(opening: str) -> types.Tool:
+    """``silo.message_user``, its description quoting the user's opening (models read it)."""
+    return types.Tool(
+        name=MESSAGE_TOOL,
+        description=f'{_MESSAGE_DESCRIPTION} The user opened the conversation with: "{opening}"',
+        input_schema={
+            "type": "object",
+            "properties": {
+                "text": {"type": "string", "minLength": 1, "description": "Your message."}
+            },
+            "required": ["text"],
+            "additionalProperties": False,
+        },
+    )
+
+
+def _tool(spec: dict[str, Any]) -> types.Tool:
+    return types.Tool(
+        name=spec["name"], description=spec["description"], input_schema=spec["inputSchema"]
+    )
+
+
+def environment_tools(environment: Environment) -> list[types.Tool]:
+    """The environment's tools as MCP tools; one named ``silo.*`` is refused (one line)."""
+    specs = environment.tool_specs()
+    reserved = [s["name"] for s in specs if str(s["name"]).startswith("silo.")]
+    if reserved:
+        raise EnvironmentLoadError(
+            "tool_name_reserved",
+            f"tool names starting with silo. are reserved for silo-mcp; rename {reserved[0]}",
+        )
+    return [_tool(s) for s in specs]
+
+
+def control_tools(task_open: bool) -> tuple[list[types.Tool], types.Tool]:
+    """The tools for picking a task (none when the server's task is fixed), and finish."""
+    return [_tool(_LIST_SPEC), _tool(_START_SPEC)] if task_open else [], _tool(_FINISH_SPEC)
+
+
+def instructions(spec: EpisodeSpec, environment: Environment) -> str:
+    """What the server tells a client up front: the task, and how to end it."""
+    if spec.task is None:
+        return (
+            f"Silo environment {environment.name}. Call {LIST_TOOL}, then {START_TOOL} with a "
+            f"task id; use the tools (and, in a conversational task, {MESSAGE_TOOL} to talk to "
+            f"the user), then call {FINISH_TOOL} with your final answer."
+        )
+    task = environment.task(spec.task)
+    opening = spec.opening(task)
+    if opening is not None:
+        return (
+            f"Task {task.id}: you are working for a user, who wrote: {opening}\n\n"
+            f"Ask them what you need to know with {MESSAGE_TOOL}, use the tools, then call "
+            f"{FINISH_TOOL} with your final answer; it grades the result."
+        )
+    return (
+        f"Task {task.id}: {task.instruction}\n\nUse the tools, then call {FINISH_TOOL} with your "
+        "final answer; it grades the result."
+    )
+
+
+def prompt_text(spec: EpisodeSpec, task: Task) -> str:
+    """A task's prompt: the user's opening message, or the instruction (no user)."""
+    opening = spec.opening(task)
+    return task.instruction if opening is None else opening
