@@ -159,8 +159,14 @@ class Session:
 
     @property
     def result(self) -> RolloutResult | None:
-        """The graded result once the session ended (by ``finish``, timeout or close)."""
-        return self._rollout.result
+        """The graded result once the session ended (by ``finish``, timeout or close).
+
+        While another thread is writing it (the deadline's), waits the moment that takes.
+        """
+        rollout = self._rollout
+        if rollout.result is None and rollout.finished:
+            rollout.recorded.wait()
+        return rollout.result
 
     @property
     def finished(self) -> bool:
