@@ -21,7 +21,7 @@ from silo.loading.environment import Environment
 from silo.rollout.run import Budget, Interrupt, RolloutResult, run_task
 from silo.world.pool import WorldPools
 
-__all__ = ["Point", "expand_tasks", "point_id", "run_point"]
+__all__ = ["Point", "expand_tasks", "point_arguments", "point_id", "run_point"]
 
 
 @dataclass(frozen=True)
@@ -90,20 +90,34 @@ def run_point(
     loaded and ``agent`` ``point.agent`` already resolved, so repeats skip finding them again.
     ``worlds`` and ``interrupt`` are the sweep's world pools and stop request (see run_task).
     """
-    fields = {"pointId": point_id(point, repeat), "repeat": repeat} if group_id else None
     return run_task(
-        environment if environment is not None else point.env,
-        point.task,
-        point.agent if agent is None else agent,
-        point.budget,
-        project_dir=project_dir,
-        runs_dir=runs_dir,
-        write_artifacts=runs_dir is not None,
-        seed=point.seed + repeat,
-        group_id=group_id,
-        agent_label=point.agent_label,
-        run_fields=fields,
-        worlds=worlds,
-        interrupt=interrupt,
-        user=point.user,
-    )
+        **point_arguments(point, repeat, runs_dir=runs_dir, group_id=group_id,
+                          environment=environment, agent=agent),
+        project_dir=project_dir, worlds=worlds, interrupt=interrupt,
+    )  # fmt: skip
+
+
+def point_arguments(
+    point: Point,
+    repeat: int,
+    *,
+    runs_dir: Path | None,
+    group_id: str | None,
+    environment: Environment | None,
+    agent: Any,
+) -> dict[str, Any]:
+    """:func:`silo.run_task`'s arguments for repeat ``repeat`` of ``point`` (see run_point)."""
+    fields = {"pointId": point_id(point, repeat), "repeat": repeat} if group_id else None
+    return {
+        "env": environment if environment is not None else point.env,
+        "task": point.task,
+        "agent": point.agent if agent is None else agent,
+        "budget": point.budget,
+        "runs_dir": runs_dir,
+        "write_artifacts": runs_dir is not None,
+        "seed": point.seed + repeat,
+        "group_id": group_id,
+        "agent_label": point.agent_label,
+        "run_fields": fields,
+        "user": point.user,
+    }

@@ -14,20 +14,24 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from queue import SimpleQueue
 from typing import Any, TypeVar
 
 from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.artifacts.run_folder import unwritable
-from silo.batch.point import Point, expand_tasks, point_id, run_point
+from silo.batch.point import Point, expand_tasks, point_arguments, point_id, run_point
 from silo.batch.summary import run_folders
 from silo.errors import ConfigError, SiloError
 from silo.loading.environment import Environment, load_environment
-from silo.rollout.run import Interrupt
+from silo.rollout.on_worker import start_task
+from silo.rollout.run import Interrupt, RolloutResult
 from silo.world.pool import WorldPools
 
 # Point, run_point, point_id and expand_tasks live in silo.batch.point and are re-exported here.
@@ -278,6 +282,12 @@ def _plan(
             index += 1
 
 
+def _outcome(job: _Job, result: RolloutResult) -> Outcome:
+    run_path = None if result.run_dir is None else str(result.run_dir)
+    # A verifier that raised is the environment's failure: counted apart, like infra.
+    return Outcome(job.point, job.repeat, run_path, result.passed, result.environment_error)
+
+
 class _Sweep:
     """The running state of one ``run_points`` call: its pools, stop request and outcomes."""
 
@@ -306,9 +316,7 @@ class _Sweep:
             )  # fmt: skip
         except SiloError as exc:
             return Outcome(job.point, job.repeat, None, False, infra_error=exc.message)
-        run_path = None if result.run_dir is None else str(result.run_dir)
-        # A verifier that raised is the environment's failure: counted apart, like infra.
-        return Outcome(job.point, job.repeat, run_path, result.passed, result.environment_error)
+        return _outcome(job, result)
 
     def emit(self, job: _Job, outcome: Outcome) -> None:
         """Record an outcome (on the calling thread, in plan order): files, progress, list."""
@@ -333,38 +341,96 @@ class _Sweep:
         self.outcomes.append(outcome)
 
     def run_concurrently(self, jobs: Iterator[_Job], limit: int) -> None:
-        """Keep up to ``limit`` rollouts in flight; emit outcomes in plan order."""
-        ready: dict[int, tuple[_Job, Outcome]] = {}
-        in_flight: dict[Future[Outcome], _Job] = {}
-        pending = iter(jobs)
-        next_index = 0
-        with ThreadPoolExecutor(limit, thread_name_prefix="silo-rollout") as pool:
-            try:
-                while True:
-                    for job in pending:
-                        if job.resumed_from is not None:
-                            ready[job.index] = (job, self.attempt(job))
-                        else:
-                            in_flight[pool.submit(self.attempt, job)] = job
-                        if len(in_flight) >= limit:
-                            break
-                    if not in_flight:
-                        break
-                    finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        job = in_flight.pop(future)
-                        ready[job.index] = (job, future.result())
-                    next_index = self._emit_ready(ready, next_index)
-            except KeyboardInterrupt:
-                self.interrupt.fire()  # those in flight end now, each with its whole record
-                for future, job in in_flight.items():
-                    ready[job.index] = (job, future.result())
-                self._emit_ready(ready, next_index)
-                raise
-        self._emit_ready(ready, next_index)
+        """Keep up to ``limit`` rollouts in flight; emit outcomes in plan order.
 
-    def _emit_ready(self, ready: dict[int, tuple[_Job, Outcome]], next_index: int) -> int:
+        The bookkeeping runs on a thread of its own, so Ctrl-C (always raised in the main
+        thread) can only fire the interrupt, never land between starting a rollout and
+        counting it; the main thread waits for every started rollout's record, then raises.
+        """
+        control = _InFlight(self, jobs, limit)
+        thread = threading.Thread(target=control.run, name="silo-sweep", daemon=True)
+        thread.start()
+        # An Event, not Thread.join: a join that Ctrl-C interrupted takes the thread for ended
+        # (CPython 3.11), and the records of the rollouts in flight would be cut short.
+        try:
+            control.over.wait()
+        except KeyboardInterrupt:
+            self.interrupt.fire()  # those in flight end now, each with its whole record
+            control.over.wait()
+            raise
+        if control.failure is not None:
+            raise control.failure
+
+    def emit_ready(self, ready: dict[int, tuple[_Job, Outcome]], next_index: int) -> int:
+        """Emit the outcomes that are next in plan order; the index of the next one to come."""
         while next_index in ready:
             self.emit(*ready.pop(next_index))
             next_index += 1
         return next_index
+
+
+class _InFlight:
+    """A sweep's rollouts in flight, each run whole on its agent's thread (``start_task``)."""
+
+    def __init__(self, sweep: _Sweep, jobs: Iterator[_Job], limit: int) -> None:
+        self.sweep, self.jobs, self.limit = sweep, jobs, limit
+        self.ended: SimpleQueue[tuple[_Job, RolloutResult | BaseException]] = SimpleQueue()
+        self.in_flight = 0
+        self.failure: BaseException | None = None
+        self.over = threading.Event()  # set when every rollout started has its record
+
+    def run(self) -> None:
+        """Start the jobs in plan order, up to ``limit`` at once; emit outcomes in that order.
+
+        After a failure (or Ctrl-C) no rollout starts, and those in flight are waited for.
+        """
+        sweep = self.sweep
+        ready: dict[int, tuple[_Job, Outcome]] = {}
+        next_index = 0
+        try:
+            for job in self.jobs:
+                if sweep.interrupt.requested or self.failure is not None:
+                    break
+                if job.resumed_from is not None:
+                    ready[job.index] = (job, sweep.attempt(job))
+                else:
+                    self.start(job)
+                while self.in_flight >= self.limit or (self.in_flight and not self.ended.empty()):
+                    self.receive(ready)
+                next_index = sweep.emit_ready(ready, next_index)
+        except BaseException as exc:  # noqa: BLE001 - the main thread raises it after the drain
+            self.failure = self.failure or exc
+        try:
+            while self.in_flight:
+                self.receive(ready)
+            sweep.emit_ready(ready, next_index)
+        except BaseException as exc:  # noqa: BLE001 - as above
+            self.failure = self.failure or exc
+        finally:
+            self.over.set()
+
+    def start(self, job: _Job) -> None:
+        sweep = self.sweep
+        arguments = point_arguments(
+            job.point, job.repeat, runs_dir=sweep.group_dir, group_id=sweep.group_id,
+            environment=job.environment, agent=job.agent,
+        )  # fmt: skip
+        start_task(
+            partial(self._ended, job), **arguments, project_dir=sweep.project,
+            worlds=sweep.worlds, interrupt=sweep.interrupt,
+        )  # fmt: skip
+        self.in_flight += 1
+
+    def _ended(self, job: _Job, got: RolloutResult | BaseException) -> None:
+        self.ended.put((job, got))  # on the rollout's thread: the one hand-off back
+
+    def receive(self, ready: dict[int, tuple[_Job, Outcome]]) -> None:
+        """Wait for the next rollout to end and keep its outcome (a failure: to raise)."""
+        job, got = self.ended.get()
+        self.in_flight -= 1
+        if isinstance(got, SiloError):
+            ready[job.index] = (job, Outcome(job.point, job.repeat, None, False, got.message))
+        elif isinstance(got, BaseException):
+            self.failure = self.failure or got
+        else:
+            ready[job.index] = (job, _outcome(job, got))

@@ -213,6 +213,7 @@ class Rollout:
         self.result: RolloutResult | None = None
         self.conversation: Conversation | None = None
         self._finishing = threading.Lock()
+        self.recorded = threading.Event()  # set when a finish() ends (its record written)
 
     @property
     def agent_task(self) -> str:
@@ -360,6 +361,7 @@ class Rollout:
         finally:
             self.trace.close()
             self.pool.release(self.world, reusable)
+            self.recorded.set()
             self._finishing.release()
 
     def _record(self, reason: str, error: str | None, output: Any) -> RolloutResult:

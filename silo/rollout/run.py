@@ -21,10 +21,10 @@ complete record. The engine knows nothing of Hydra; the CLI composes a config an
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from silo.agents.contract import AgentError, AgentInput, RunLimitError, unwrap_output
 from silo.agents.resolve import ResolvedAgent, resolve_agent
@@ -32,14 +32,28 @@ from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
 from silo.rollout.bridge import json_value
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult, locate
-from silo.rollout.worker import WORKERS, AgentJob
+from silo.rollout.worker import WORKERS, AgentJob, AgentOutcome
 from silo.tasks import Task
 from silo.world.pool import WorldPools
 
-__all__ = ["Budget", "Interrupt", "RolloutResult", "run_task"]
+__all__ = [
+    "GRACE_S",
+    "TOOL_WAIT_S",
+    "Budget",
+    "Interrupt",
+    "RolloutResult",
+    "TaskSettings",
+    "agent_input",
+    "drive_agent",
+    "finish_driven",
+    "open_task",
+    "run_task",
+]
 
-_GRACE_S = 0.3  # how long a timed-out agent may take to return on its own
-_TOOL_WAIT_S = 0.5  # how long grading waits for a tool still running at the timeout
+GRACE_S = 0.3
+"""How long a timed-out (or interrupted) agent may take to return on its own."""
+TOOL_WAIT_S = 0.5
+"""How long grading waits for a tool still running at the timeout."""
 _INTERRUPTED = "interrupted (Ctrl-C) before the agent returned"
 
 
@@ -52,18 +66,21 @@ class Interrupt:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._waiting: set[threading.Event] = set()
+        self._waiting: set[Callable[[], object]] = set()
         self.requested = False
 
-    def watch(self, wake: threading.Event) -> None:
-        """Set ``wake`` when the interrupt fires (at once if it already has)."""
+    def watch(self, wake: Callable[[], object]) -> None:
+        """Call ``wake()`` (quick: it runs on the interrupting thread) when the interrupt fires.
+
+        At once if it already has.
+        """
         with self._lock:
             self._waiting.add(wake)
             fired = self.requested
         if fired:
-            wake.set()
+            wake()
 
-    def unwatch(self, wake: threading.Event) -> None:
+    def unwatch(self, wake: Callable[[], object]) -> None:
         """Stop watching ``wake`` (its rollout has ended)."""
         with self._lock:
             self._waiting.discard(wake)
@@ -74,7 +91,7 @@ class Interrupt:
             self.requested = True
             waiting = list(self._waiting)
         for wake in waiting:
-            wake.set()
+            wake()
 
 
 def run_task(
@@ -103,8 +120,42 @@ def run_task(
     :func:`silo.agents.resolve_agent`). ``run_fields`` are extra keys for ``run.json``;
     ``worlds`` the pools to take the world from (default: the process's shared ones).
     """
+    rollout, resolved = open_task(
+        env, task, agent, budget, project_dir=project_dir, runs_dir=runs_dir,
+        write_artifacts=write_artifacts, seed=seed, group_id=group_id, agent_label=agent_label,
+        run_fields=run_fields, worlds=worlds, user=user,
+    )  # fmt: skip
+    return drive_agent(rollout, resolved, seed, interrupt)
+
+
+class TaskSettings(TypedDict, total=False):
+    """:func:`run_task`'s keywords that say how its rollout opens (the same defaults)."""
+
+    project_dir: Path | None
+    runs_dir: Path | None
+    write_artifacts: bool
+    seed: int
+    group_id: str | None
+    agent_label: str | None
+    run_fields: Mapping[str, Any] | None
+    worlds: WorldPools | None
+    user: Any
+
+
+def open_task(
+    env: str | Path | Environment,
+    task: str | Task,
+    agent: Any = "solver",
+    budget: Budget | Mapping[str, Any] | None = None,
+    **settings: Unpack[TaskSettings],
+) -> tuple[Rollout, ResolvedAgent]:
+    """Step 1 of :func:`run_task` (same arguments): the open rollout and its resolved agent."""
     project, environment, the_task, folder = locate(
-        env, task, project_dir, runs_dir, write_artifacts
+        env,
+        task,
+        settings.get("project_dir"),
+        settings.get("runs_dir"),
+        settings.get("write_artifacts", True),
     )
     limits = Budget.of(budget)
     resolved = (
@@ -113,22 +164,40 @@ def run_task(
     # A model agent says who answers (kind, model, base URL without credentials, sampling);
     # run.json keeps it so that two models' runs are never mistaken for repeats of one.
     identity = getattr(resolved.fn, "identity", None)
+    run_fields = settings.get("run_fields")
     if isinstance(identity, Mapping):
         run_fields = {"agentIdentity": dict(identity), **(run_fields or {})}
     rollout = Rollout.open(
         environment,
         the_task,
         limits=limits,
-        seed=seed,
-        agent_label=agent_label or resolved.label,
+        seed=settings.get("seed", 0),
+        agent_label=settings.get("agent_label") or resolved.label,
         agent_path=resolved.path,
         runs_dir=folder,
-        group_id=group_id,
+        group_id=settings.get("group_id"),
         run_fields=run_fields,
-        worlds=worlds,
-        user=user,
+        worlds=settings.get("worlds"),
+        user=settings.get("user"),
     )
-    return drive_agent(rollout, resolved, seed, interrupt)
+    return rollout, resolved
+
+
+def agent_input(rollout: Rollout, seed: int) -> AgentInput:
+    """What the agent of ``rollout`` receives: its task, tools, ``call_tool`` and deadline."""
+    bridge = rollout.bridge
+    return AgentInput(
+        task=rollout.agent_task,
+        tools=list(map(dict, rollout.tool_specs)),
+        call_tool=bridge.call_tool,
+        signal=bridge.signal,
+        seed=seed,
+        task_id=rollout.task.id,
+        environment=rollout.environment.name,
+        deadline=rollout.deadline,
+        emit=bridge.emit,
+        user=rollout.user_channel,
+    )
 
 
 def drive_agent(
@@ -136,71 +205,59 @@ def drive_agent(
 ) -> RolloutResult:
     """Run ``agent`` on a worker thread against an open rollout, then finish the rollout."""
     bridge = rollout.bridge
-    task = rollout.task
-    inp = AgentInput(
-        task=rollout.agent_task,
-        tools=list(map(dict, rollout.tool_specs)),
-        call_tool=bridge.call_tool,
-        signal=bridge.signal,
-        seed=seed,
-        task_id=task.id,
-        environment=rollout.environment.name,
-        deadline=rollout.deadline,
-        emit=bridge.emit,
-        user=rollout.user_channel,
-    )
     wake = threading.Event()
     job: AgentJob | None = None
     reusable = True
     try:
-        worker, job = WORKERS.start(
+        job = AgentJob(
             agent,
-            inp,
-            f"silo-agent-{rollout.run_id or task.id}",
-            enter=partial(ACTIVE_ROLLOUT.set, rollout),
-            on_return=partial(bridge.end, "completed"),
-            wake=wake,
+            agent_input(rollout, seed),
+            partial(ACTIVE_ROLLOUT.set, rollout),
+            partial(bridge.end, "completed"),
+            wake.set,
         )
+        WORKERS.start(job, f"silo-agent-{rollout.run_id or rollout.task.id}")
         if interrupt is not None:
-            interrupt.watch(wake)
+            interrupt.watch(wake.set)
         try:
             _await_agent(rollout, job, wake)
         except KeyboardInterrupt:  # Ctrl-C in a single run: still leave the whole record
             bridge.end("interrupted")
-            job.finished.wait(_GRACE_S)
-            _finish(rollout, job, False)
-            WORKERS.release(worker, job)
+            job.finished.wait(GRACE_S)
+            job.abandon()
+            finish_driven(rollout, job, False)
             raise
         finally:
             if interrupt is not None:
-                interrupt.unwatch(wake)
-        reusable = rollout.stop_calls(_TOOL_WAIT_S) and job.finished.is_set()
-        WORKERS.release(worker, job)
+                interrupt.unwatch(wake.set)
+        reusable = rollout.stop_calls(TOOL_WAIT_S) and job.finished.is_set()
+        job.abandon()
     except BaseException:
         if not rollout.finished:
             rollout.finish("agent_error", "the run failed before it finished", None, False)
         raise
-    return _finish(rollout, job, reusable)
+    return finish_driven(rollout, job, reusable)
 
 
 def _await_agent(rollout: Rollout, job: AgentJob, wake: threading.Event) -> None:
     """Wait for the agent to return, the timeout or an interrupt; end the bridge for the last two."""
     if not wake.wait(rollout.limits.timeout_ms / 1000):
         rollout.bridge.end("timeout")
-        job.finished.wait(_GRACE_S)
+        job.finished.wait(GRACE_S)
     elif not job.finished.is_set():  # woken by an interrupt
         rollout.bridge.end("interrupted")
-        job.finished.wait(_GRACE_S)
+        job.finished.wait(GRACE_S)
 
 
-def _finish(rollout: Rollout, job: AgentJob, reusable: bool) -> RolloutResult:
+def finish_driven(rollout: Rollout, job: AgentOutcome, reusable: bool) -> RolloutResult:
+    """Grade and record ``rollout`` by what became of its agent (``job``)."""
     reason, error, output = _settle(rollout.bridge.reason, job)
     result = rollout.finish(reason, error, output, reusable)
     assert result is not None  # only this driver finishes a run_task rollout
     return result
 
 
-def _settle(ended: str | None, job: AgentJob) -> tuple[str, str | None, Any]:
+def _settle(ended: str | None, job: AgentOutcome) -> tuple[str, str | None, Any]:
     """Termination reason, error and output once the agent returned, raised or was abandoned."""
     reason = ended if ended not in (None, "completed") else None
     failure = job.error

@@ -28,6 +28,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
@@ -37,6 +38,7 @@ from silo.errors import SessionError
 from silo.loading.environment import Environment
 from silo.rollout.bridge import json_value
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult, locate
+from silo.rollout.deadlines import DEADLINES, Deadline
 from silo.tasks import Task
 from silo.world.pool import WorldPools
 
@@ -83,6 +85,17 @@ def open_session(
     return Session(rollout)
 
 
+def _expire_soon(rollout: Rollout) -> None:
+    """On the timer thread at the deadline: end the session on a thread of its own.
+
+    Grading may wait for a running tool; the process's timer thread never waits.
+    """
+    rollout.bridge.end("timeout")  # no call starts from now on
+    threading.Thread(
+        target=_expire, args=(rollout,), name="silo-session-timeout", daemon=True
+    ).start()
+
+
 def _expire(rollout: Rollout) -> None:
     """The deadline passed with the session still open: end it as ``timeout``."""
     rollout.bridge.end("timeout")
@@ -92,7 +105,7 @@ def _expire(rollout: Rollout) -> None:
     rollout.finish("timeout", error, None, reusable)
 
 
-def _abandon(rollout: Rollout, timer: threading.Timer, why: str) -> None:
+def _abandon(rollout: Rollout, timer: Deadline, why: str) -> None:
     """End a session nobody finished, saying why, so it still leaves its whole record."""
     timer.cancel()
     if rollout.finished:
@@ -107,10 +120,8 @@ class Session:
 
     def __init__(self, rollout: Rollout) -> None:
         self._rollout = rollout
-        timeout_s = rollout.limits.timeout_ms / 1000
-        self._timer = threading.Timer(timeout_s, _expire, (rollout,))
-        self._timer.daemon = True
-        self._timer.start()
+        # One timer thread for every session and rollout of the process, not a thread each.
+        self._timer = DEADLINES.at(rollout.deadline, partial(_expire_soon, rollout))
         # Holds the rollout and the timer, never the session, so the session can be collected.
         self._finalizer = weakref.finalize(
             self, _abandon, rollout, self._timer, "garbage collected"
@@ -148,8 +159,14 @@ class Session:
 
     @property
     def result(self) -> RolloutResult | None:
-        """The graded result once the session ended (by ``finish``, timeout or close)."""
-        return self._rollout.result
+        """The graded result once the session ended (by ``finish``, timeout or close).
+
+        While another thread is writing it (the deadline's), waits the moment that takes.
+        """
+        rollout = self._rollout
+        if rollout.result is None and rollout.finished:
+            rollout.recorded.wait()
+        return rollout.result
 
     @property
     def finished(self) -> bool:

@@ -1,17 +1,19 @@
 """Agent threads: run an agent on a reusable daemon thread, abandon it if it hangs.
 
-Contract: :meth:`AgentWorkers.start` runs ``agent.fn(inp)`` (awaiting it, on an event loop of
-that thread's own, when it returns an awaitable) on an idle worker thread in a fresh
-``contextvars`` context and returns an :class:`AgentJob`. The thread keeps its event loop for
-the agents it runs next (creating and closing a loop per rollout cost ~0.2 ms); what an agent
-leaves on it (tasks it never awaited) is cancelled when the agent returns, so the next agent
-starts on an empty loop, as with ``asyncio.run``. When the agent returns or raises, the
-job calls ``on_return`` first (the rollout refuses calls from then on: an agent's stray threads
-cannot act after it returned), then records the outcome, sets ``finished`` and sets the
-caller's ``wake`` event. :meth:`AgentWorkers.release` gives the worker back when its agent
-returned; a worker whose agent is still running (abandoned after a timeout) is retired and
-exits when that agent finally returns. Starting a thread per rollout cost more than a whole
-scripted rollout, hence the reuse.
+Contract: :meth:`AgentWorkers.start` runs a job (a callable returning whether its thread may
+be reused) on an idle worker thread in a fresh ``contextvars`` context. :func:`call_agent` runs
+``agent.fn(inp)`` on the calling thread, awaiting it on that thread's own event loop when it
+returns an awaitable; the thread keeps its event loop for the agents it runs next (creating and
+closing a loop per rollout cost ~0.2 ms), and what an agent leaves on it (tasks it never
+awaited) is cancelled when the agent returns, so the next agent starts on an empty loop, as
+with ``asyncio.run``. A worker whose job says no (its agent was abandoned after a timeout and
+returned later) exits instead of taking the next job. Starting a thread per rollout cost more
+than a whole scripted rollout, hence the reuse.
+
+:class:`AgentJob` is the job of a driver on another thread (:func:`silo.rollout.run.run_task`):
+when the agent returns or raises it calls ``on_return`` first (the rollout refuses calls from
+then on: an agent's stray threads cannot act after it returned), then records the outcome,
+sets ``finished`` and calls the caller's ``wake``; :meth:`AgentJob.abandon` gives it up.
 
 Every agent gets a thread of its own, so an agent that never yields (a CPU loop, a blocking
 sleep, ``async`` code that never awaits) holds up nothing but itself: the GIL switches threads
@@ -30,16 +32,35 @@ from typing import Any
 from silo.agents.contract import AgentInput
 from silo.agents.resolve import ResolvedAgent
 
-__all__ = ["AgentJob", "AgentWorkers", "WORKERS"]
+__all__ = ["WORKERS", "AgentJob", "AgentOutcome", "AgentWorkers", "Job", "call_agent"]
 
 
-class AgentJob:
+def call_agent(agent: ResolvedAgent, inp: AgentInput) -> tuple[bool, Any, BaseException | None]:
+    """Run ``agent`` to its end on this thread: (returned, what it returned, what it raised)."""
+    try:
+        value = agent.fn(inp)
+        if hasattr(value, "__await__"):
+            value = _run_on_thread_loop(value)
+        return True, value, None
+    except BaseException as exc:  # noqa: BLE001 - any failure of the agent is reported
+        return False, None, exc
+
+
+class AgentOutcome:
+    """What became of an agent: returned (and what), raised (and what), or neither yet."""
+
+    __slots__ = ("has_returned", "returned", "error")
+
+    def __init__(self) -> None:
+        self.has_returned = False
+        self.returned: Any = None
+        self.error: BaseException | None = None
+
+
+class AgentJob(AgentOutcome):
     """One agent's run on a worker: what it returned or raised, and whether it has finished."""
 
-    __slots__ = (
-        "agent", "inp", "enter", "on_return", "wake", "finished", "has_returned", "returned",
-        "error",
-    )  # fmt: skip
+    __slots__ = ("agent", "inp", "enter", "on_return", "wake", "finished", "_state", "_abandoned")
 
     def __init__(
         self,
@@ -47,30 +68,37 @@ class AgentJob:
         inp: AgentInput,
         enter: Callable[[], Any],
         on_return: Callable[[], None],
-        wake: threading.Event,
+        wake: Callable[[], object],
     ) -> None:
+        super().__init__()
         self.agent, self.inp, self.enter = agent, inp, enter
         self.on_return, self.wake = on_return, wake
         self.finished = threading.Event()
-        self.has_returned = False
-        self.returned: Any = None
-        self.error: BaseException | None = None
+        self._state = threading.Lock()
+        self._abandoned = False
 
-    def run(self) -> None:
-        """Run the agent to its end on this thread (called by the worker in a fresh context)."""
+    def __call__(self) -> bool:
+        """Run the agent to its end (on the worker); False when it was abandoned meanwhile."""
+        error: BaseException | None
         try:
             self.enter()
-            value = self.agent.fn(self.inp)
-            if hasattr(value, "__await__"):
-                value = _run_on_thread_loop(value)
-            self.on_return()
-            self.returned, self.has_returned = value, True
-        except BaseException as exc:  # noqa: BLE001 - any failure of the agent is reported
-            self.on_return()
-            self.error = exc
-        finally:
+        except BaseException as exc:  # noqa: BLE001 - reported like the agent's own failure
+            returned, value, error = False, None, exc
+        else:
+            returned, value, error = call_agent(self.agent, self.inp)
+        self.on_return()
+        self.has_returned, self.returned, self.error = returned, value, error
+        with self._state:
             self.finished.set()
-            self.wake.set()
+            keep = not self._abandoned
+        self.wake()
+        return keep
+
+    def abandon(self) -> None:
+        """Give the agent up unless it finished: its worker then exits when it returns."""
+        with self._state:
+            if not self.finished.is_set():
+                self._abandoned = True
 
 
 async def _awaited(value: Any) -> Any:
@@ -105,21 +133,20 @@ def _close_thread_loop() -> None:
         loop.close()
 
 
+Job = Callable[[], bool]
+"""What a worker runs: True when its thread may take the next job."""
+
+
 class _AgentWorker:
-    """A daemon thread that runs agents one after another, so a rollout needs no new thread.
+    """A daemon thread that runs jobs one after another, so a rollout needs no new thread."""
 
-    A worker whose agent is still running when its rollout ends (abandoned after a timeout) is
-    retired: it exits once that agent returns, and a new worker takes its place.
-    """
+    __slots__ = ("_go", "_job", "_workers", "thread")
 
-    __slots__ = ("_go", "_job", "_mutex", "_retired", "thread")
-
-    def __init__(self) -> None:
+    def __init__(self, workers: AgentWorkers) -> None:
         self._go = threading.Lock()
         self._go.acquire()
-        self._job: AgentJob | None = None
-        self._mutex = threading.Lock()
-        self._retired = False
+        self._job: Job | None = None
+        self._workers = workers
         self.thread = threading.Thread(target=self._loop, daemon=True, name="silo-agent")
         self.thread.start()
 
@@ -136,25 +163,17 @@ class _AgentWorker:
             job, self._job = self._job, None
             if job is None:
                 return
-            # A fresh, empty context per agent, as a new thread would start with.
-            contextvars.Context().run(job.run)
+            # A fresh, empty context per job, as a new thread would start with.
+            keep = contextvars.Context().run(job)
             del job  # let the finished rollout's objects go
-            with self._mutex:
-                if self._retired:
-                    return
+            if not keep:  # its agent was abandoned: this thread is not the pool's any more
+                return
+            self._workers.idle(self)
 
-    def submit(self, name: str, job: AgentJob) -> None:
+    def submit(self, name: str, job: Job) -> None:
         self.thread.name = name
         self._job = job
         self._go.release()
-
-    def finish(self, job: AgentJob) -> bool:
-        """After a rollout: True when the agent returned (the worker is free again)."""
-        with self._mutex:
-            if job.finished.is_set():
-                return True
-            self._retired = True
-            return False
 
 
 class AgentWorkers:
@@ -164,30 +183,18 @@ class AgentWorkers:
         self._idle: list[_AgentWorker] = []
         self._lock = threading.Lock()
 
-    def start(
-        self,
-        agent: ResolvedAgent,
-        inp: AgentInput,
-        name: str,
-        *,
-        enter: Callable[[], Any],
-        on_return: Callable[[], None],
-        wake: threading.Event,
-    ) -> tuple[_AgentWorker, AgentJob]:
-        """Start ``agent`` on an idle worker (a new one if none is idle)."""
-        job = AgentJob(agent, inp, enter, on_return, wake)
+    def start(self, job: Job, name: str) -> None:
+        """Run ``job`` on an idle worker (a new one if none is idle)."""
         with self._lock:
             worker = self._idle.pop() if self._idle else None
         if worker is None:
-            worker = _AgentWorker()
+            worker = _AgentWorker(self)
         worker.submit(name, job)
-        return worker, job
 
-    def release(self, worker: _AgentWorker, job: AgentJob) -> None:
-        """Keep ``worker`` for the next rollout if its agent returned, else retire it."""
-        if worker.finish(job):
-            with self._lock:
-                self._idle.append(worker)
+    def idle(self, worker: _AgentWorker) -> None:
+        """Take ``worker`` back: its job ended and its thread may run the next one."""
+        with self._lock:
+            self._idle.append(worker)
 
     def forget(self) -> None:
         """Drop every idle worker: in a forked child their threads do not exist."""

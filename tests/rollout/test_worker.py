@@ -43,3 +43,33 @@ def test_tasks_an_async_agent_left_behind_are_cancelled_when_it_returns(
         if agent is waits:
             assert not [t for t in ticks if t >= started]  # nothing ran in its rollout
     assert cancelled == [True]
+
+
+def test_a_worker_whose_job_says_no_exits_instead_of_taking_the_next_job() -> None:
+    import threading
+
+    from silo.rollout.worker import AgentWorkers
+
+    workers = AgentWorkers()
+    ran_on: list[threading.Thread] = []
+    done = threading.Event()
+
+    def job(keep: bool) -> bool:
+        ran_on.append(threading.current_thread())
+        done.set()
+        return keep
+
+    workers.start(lambda: job(True), "kept")
+    assert done.wait(5)
+    done.clear()
+    kept = ran_on[-1]
+    time.sleep(0.05)  # back in the idle list
+    workers.start(lambda: job(False), "retired")  # reuses the idle thread
+    assert done.wait(5)
+    assert ran_on[-1] is kept
+    kept.join(5)
+    assert not kept.is_alive()  # its agent was abandoned: the thread left the pool
+    done.clear()
+    workers.start(lambda: job(True), "fresh")
+    assert done.wait(5)
+    assert ran_on[-1] is not kept
