@@ -263,12 +263,56 @@ def _pretty(value: Any, indent: str) -> str:
     raise _Unusual
 
 
+def _orjson_pretty() -> OrjsonFunctions | None:
+    """The ``(dumps, loads, option)`` of orjson for 2-space-indented text (None without it)."""
+    if _ORJSON is None:
+        return None
+    import orjson
+
+    dumps, loads, option = _ORJSON
+    return dumps, loads, option | orjson.OPT_INDENT_2
+
+
+_ORJSON_PRETTY = _orjson_pretty()  # fixed at import, like _ORJSON
+
+
+def _small_float_in(data: bytes) -> bool:
+    """Whether orjson's ``data`` may hold a float below 1e-4, which it writes otherwise.
+
+    orjson writes 0.00001 and 2.5e-7 where Python's repr (and so json) writes 1e-05 and
+    2.5e-07: a digit followed by ``e-`` or ``.0000`` sends the value to the exact path (text that
+    merely looks like one costs speed, never a different byte). ``bytes.find``, not a regex:
+    this runs on every artifact, and a pattern that starts with a digit class is scanned at
+    every position (~20 ns a byte here).
+    """
+    for mark in (b"e-", b".0000"):
+        at = data.find(mark)
+        while at > 0:
+            if 48 <= data[at - 1] <= 57:  # an ASCII digit
+                return True
+            at = data.find(mark, at + 1)
+    return False
+
+
 def pretty(value: Any) -> str:
     """The text of a JSON artifact: ``json.dumps(value, indent=2, ensure_ascii=False)`` + newline.
 
-    The same text, byte for byte, two to three times faster for plain JSON values; anything
-    unusual goes to ``json.dumps`` itself, which gives its own text or its own error.
+    The same text, byte for byte. orjson writes it where it provably agrees: its text must read
+    back equal to ``value`` (which rules out NaN, enums, UUIDs, tuples and fragments it writes
+    where json would not, or would write otherwise) and hold no small float (which the two
+    format differently). Otherwise a hand-written printer with the standard encoder's checks, two
+    to three times faster than ``json.dumps``; anything unusual goes to ``json.dumps`` itself,
+    which gives its own text or its own error.
     """
+    fast = _ORJSON_PRETTY
+    if fast is not None:
+        dumps, loads, option = fast
+        try:
+            data = dumps(value, option=option)
+            if not _small_float_in(data) and loads(data) == value:
+                return data.decode() + "\n"
+        except Exception:  # orjson refused (non-str keys, huge ints, surrogates), or == raised
+            pass
     try:
         return _pretty(value, "\n") + "\n"
     except (_Unusual, RecursionError):
