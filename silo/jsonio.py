@@ -11,11 +11,14 @@ provably agrees, the standard library everywhere else).
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from silo import held_io
 
 __all__ = [
     "compact",
@@ -23,6 +26,7 @@ __all__ = [
     "compact_encoder",
     "exact_loads",
     "json_copy",
+    "plain_copy",
     "json_copy_utf8",
     "pretty",
     "remove_if_stale",
@@ -33,6 +37,29 @@ __all__ = [
 ]
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+
+
+OrjsonFunctions = tuple[Callable[..., bytes], Callable[[bytes], Any], int]
+
+
+def orjson_functions() -> OrjsonFunctions | None:
+    """The ``(dumps, loads, option)`` of orjson for :func:`json_copy`, or None without orjson.
+
+    orjson makes the copy that every tool input and output needs about ten times faster than
+    the standard library. It is a hard dependency, but the standard library path is always
+    exact, so a missing orjson only costs speed. datetime and dataclass instances pass through
+    to raise instead of being serialised natively (the standard library rejects them too);
+    orjson's other leniencies are caught by comparing its copy with the value.
+    """
+    try:
+        import orjson
+    except ImportError:
+        return None
+    option = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+    return orjson.dumps, orjson.loads, option
+
+
+_ORJSON = orjson_functions()  # fixed at import: the hot path reads it, nothing rebinds it
 
 
 def compact_encoder(encoder: json.JSONEncoder) -> Callable[[Any], str]:
@@ -50,6 +77,45 @@ def compact_encoder(encoder: json.JSONEncoder) -> Callable[[Any], str]:
         raise ValueError("compact_encoder needs an encoder with indent=None")
     if type(encoder) is not json.JSONEncoder or not encoder.check_circular:
         return encoder.encode
+    exact = _exact_compact(encoder)
+    fast = _orjson_compact(encoder)
+    if fast is None:
+        return exact
+    dumps, loads, option = fast
+
+    def encode(value: Any) -> str:
+        # orjson's text where it provably is the encoder's (see pretty): it reads back equal
+        # to ``value`` and holds no small float, which the two spell differently.
+        try:
+            data = dumps(value, option=option)
+            if not _small_float_in(data) and loads(data) == value:
+                return data.decode()
+        except Exception:  # orjson refused (non-str keys, huge ints, surrogates), or == raised
+            pass
+        return exact(value)
+
+    return encode
+
+
+def _orjson_compact(encoder: json.JSONEncoder) -> OrjsonFunctions | None:
+    """The ``(dumps, loads, option)`` of orjson writing ``encoder``'s text, or None if it cannot.
+
+    orjson writes compact text, UTF-8 as it is (``ensure_ascii=False``), keys in insertion order
+    or, with ``OPT_SORT_KEYS``, in code-point order (UTF-8 byte order is code-point order):
+    exactly such encoders get it.
+    """
+    if _ORJSON is None or encoder.ensure_ascii:
+        return None
+    if (encoder.item_separator, encoder.key_separator) != (",", ":"):
+        return None
+    import orjson
+
+    dumps, loads, option = _ORJSON
+    return dumps, loads, option | (orjson.OPT_SORT_KEYS if encoder.sort_keys else 0)
+
+
+def _exact_compact(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+    """``encoder.encode``, first tried without the circular-reference registry."""
     unchecked = json.JSONEncoder(
         skipkeys=encoder.skipkeys,
         ensure_ascii=encoder.ensure_ascii,
@@ -89,29 +155,6 @@ _encode_str: Callable[[str], str] = json.JSONEncoder(ensure_ascii=False).encode
 def canonical(value: Any) -> str:
     """Key-order-independent JSON text, for comparing two values structurally."""
     return _canonical(value)
-
-
-OrjsonFunctions = tuple[Callable[..., bytes], Callable[[bytes], Any], int]
-
-
-def orjson_functions() -> OrjsonFunctions | None:
-    """The ``(dumps, loads, option)`` of orjson for :func:`json_copy`, or None without orjson.
-
-    orjson makes the copy that every tool input and output needs about ten times faster than
-    the standard library. It is a hard dependency, but the standard library path is always
-    exact, so a missing orjson only costs speed. datetime and dataclass instances pass through
-    to raise instead of being serialised natively (the standard library rejects them too);
-    orjson's other leniencies are caught by comparing its copy with the value.
-    """
-    try:
-        import orjson
-    except ImportError:
-        return None
-    option = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-    return orjson.dumps, orjson.loads, option
-
-
-_ORJSON = orjson_functions()  # fixed at import: the hot path reads it, nothing rebinds it
 
 
 def json_copy(value: Any) -> tuple[str, Any]:
@@ -155,6 +198,27 @@ def json_copy_utf8(value: Any) -> tuple[bytes | str, Any]:
             pass
     text = compact(value)
     return text, exact_loads(text)
+
+
+def plain_copy(value: Any) -> Any:
+    """A deep copy of ``value`` that shares no container with it and compares equal to it.
+
+    orjson copies where its copy provably equals ``value`` (plain JSON data, read from dict
+    and list storage, so a copy-on-write view is copied as it stands without copying into
+    its world; a value equal to its JSON form, such as an ``IntEnum``, comes back as that
+    form); anything else, tuples and sets and NaN included, goes to ``copy.deepcopy``.
+    Five to ten times faster than ``copy.deepcopy`` on records.
+    """
+    fast = _ORJSON
+    if fast is not None:
+        dumps, loads, option = fast
+        try:
+            copied = loads(dumps(value, option=option))
+            if copied == value:
+                return copied
+        except Exception:  # orjson refused, or ``==`` raised: deepcopy decides
+            pass
+    return copy.deepcopy(value)
 
 
 class _Unusual(Exception):
@@ -321,29 +385,30 @@ def pretty(value: Any) -> str:
         return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_text_atomic(path: Path, text: str) -> None:
+def write_text_atomic(path: str | Path, text: str, *, fresh: bool = False) -> None:
     """Write ``text`` as UTF-8 to ``path`` so that a reader sees the old file or the new one.
 
     The text goes to a temporary file beside ``path`` (named with the process id, so two
     processes never share one), which then replaces ``path`` in one ``os.replace``. A write
     that fails (a full disk, Ctrl-C) removes its temporary file; one a killed process left
-    beside a file being replaced is removed by the next write of that file.
+    beside a file being replaced is removed by the next write of that file. ``fresh`` says
+    the folder was made by this writer (a new run folder): no earlier file and no killed
+    writer's temporary can be there, so none is looked for (a rollout writes four files, and
+    each look is a system call that, under hundreds of rollouts in flight, hands the GIL over).
     """
     target = os.fspath(path)
     folder, name = os.path.split(target)
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     data = text.encode("utf-8")
-    if os.path.lexists(target):  # a file being replaced: a killed writer may have left one
+    if not fresh and os.path.lexists(target):  # a killed writer may have left a temporary
         remove_stale_temporaries(folder, name)
     fd = os.open(tmp, _WRITE_FLAGS, 0o666)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            held_io.write_all(fd, data)
         finally:
-            os.close(fd)
-        os.replace(tmp, target)
+            held_io.close(fd)
+        held_io.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -402,6 +467,9 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def write_json_atomic(path: Path, value: Any) -> None:
-    """Write ``value`` to ``path`` as a JSON artifact (:func:`pretty`), atomically."""
-    write_text_atomic(path, pretty(value))
+def write_json_atomic(path: str | Path, value: Any, *, fresh: bool = False) -> None:
+    """Write ``value`` to ``path`` as a JSON artifact (:func:`pretty`), atomically.
+
+    ``fresh`` as for :func:`write_text_atomic`.
+    """
+    write_text_atomic(path, pretty(value), fresh=fresh)

@@ -1,6 +1,6 @@
 """Values the engine tests copy: every way orjson is more lenient or stricter than json.
 
-``TRICKY`` holds them; ``same`` compares with types all the way down; ``containers`` lists the
+``TRICKY`` holds them; ``random_value`` draws plain JSON values; ``same`` compares with types all the way down; ``containers`` lists the
 ids of a value's dicts and lists (a copy must share none with its original).
 """
 
@@ -11,6 +11,7 @@ import dataclasses
 import datetime
 import enum
 import math
+import random
 import uuid
 from decimal import Decimal
 from typing import Any
@@ -152,3 +153,34 @@ def containers(value: Any, found: set[int] | None = None) -> set[int]:
         for item in value.values() if isinstance(value, dict) else value:
             containers(item, found)
     return found
+
+
+def random_value(rng: random.Random, depth: int = 0) -> Any:
+    """A random JSON value: floats of every magnitude, escapes, nesting up to depth 4."""
+    kind = rng.randrange(9 if depth < 4 else 6)
+    if kind == 0:
+        return rng.choice([None, True, False])
+    if kind == 1:
+        return rng.randint(-(10**20), 10**20)
+    if kind == 2:  # floats of every magnitude: where the two libraries' formats part
+        return rng.choice([-1, 1]) * rng.random() * 10.0 ** rng.randint(-12, 24)
+    if kind == 3:
+        return "".join(rng.choice('ab é😀"\\\n\x01e-0.') for _ in range(rng.randint(0, 8)))
+    if kind in (4, 5):
+        return rng.choice(["", "x", "OPP-007", "2026-03-16", "1e-5 in text"])
+    if kind == 6:
+        return [random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    return {f"k{i}": random_value(rng, depth + 1) for i in range(rng.randint(0, 4))}
+
+
+def same_text_or_error(ours: Any, reference: Any, value: Any) -> None:
+    """``ours(value)`` gives ``reference(value)``'s text, or raises the same type of error."""
+    import pytest
+
+    try:
+        expected = reference(value)
+    except Exception as exc:
+        with pytest.raises(type(exc)):
+            ours(value)
+        return
+    assert ours(value) == expected, value

@@ -61,7 +61,7 @@ import orjson
 from silo.agents.contract import AgentError, AgentInput, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
 from silo.agents.json_client import StatusError
-from silo.agents.routing import route
+from silo.agents.routing import check_route
 from silo.agents.wire import ConnectFailed, ReadFailed, TimedOut, WireError
 from silo.distribution import install_hint
 
@@ -187,7 +187,7 @@ class ModelAgent(ABC):
         self.extra_body = dict(extra_body) if extra_body else None
         self.max_connections = max_connections
         try:  # an unusable URL or proxy setting is a run that could not start
-            route(self.where)
+            check_route(self.where)
         except ValueError as exc:
             raise AgentError(f"agent.base_url: {exc}") from None
 

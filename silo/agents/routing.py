@@ -13,12 +13,14 @@ serialises a request line and headers, refusing a header that would smuggle anot
 from __future__ import annotations
 
 import base64
+import functools
 import ipaddress
+import os
 import urllib.request
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["Route", "route"]
+__all__ = ["Route", "check_route", "route"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,28 @@ class Route:
                 raise ValueError(f"the HTTP header {name!r} holds a line break")
             lines.append(f"{name}: {value}")
         return "\r\n".join(lines).encode("latin-1") + b"\r\n"
+
+
+_PROXY_VARIABLES = (
+    *(f"{name}_proxy" for name in ("http", "https", "all", "no")),
+    *(f"{name}_PROXY" for name in ("HTTP", "HTTPS", "ALL", "NO")),
+    "REQUEST_METHOD",  # urllib ignores HTTP_PROXY under CGI
+)
+
+
+def check_route(url: str) -> None:
+    """Raise what :func:`route` raises for ``url`` (a ``ValueError``), cheaply when repeated.
+
+    A model agent checks its endpoint when it is built, once per rollout of a sweep; reading
+    the proxy settings scans the whole environment, so the verdict is kept per URL and the
+    proxy variables' values.
+    """
+    _checked_route(url, tuple(os.environ.get(name) for name in _PROXY_VARIABLES))
+
+
+@functools.lru_cache(maxsize=64)
+def _checked_route(url: str, proxy_variables: tuple[str | None, ...]) -> None:
+    route(url)
 
 
 def route(url: str) -> Route:

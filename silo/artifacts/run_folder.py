@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import errno
 import os
+import random
 import secrets
 import time
 from pathlib import Path
 from typing import Any, cast
 
+from silo import held_io
 from silo.artifacts.documents import SCHEMA_VERSION, CheckDocument, ResultDocument
 from silo.errors import ArtifactError
 from silo.verifiers import Score
@@ -49,9 +51,18 @@ _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SPACE = 36**6
 
 
+# The run-id suffixes' generator, seeded by the OS and again in every forked child (so two
+# processes never draw the same sequence). Not the OS's RNG per draw: that is a system call
+# per rollout, which under hundreds of rollouts in flight hands the GIL over; uniqueness
+# comes from the exclusive mkdir anyway, the suffix only makes a retry rare.
+_SUFFIXES = random.Random(secrets.randbits(64))
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=lambda: _SUFFIXES.seed(secrets.randbits(64)))
+
+
 def _suffix() -> str:
-    """Six characters drawn uniformly from ``_ALPHABET`` with one call to the OS's RNG."""
-    value = secrets.randbelow(_SPACE)
+    """Six characters drawn uniformly from ``_ALPHABET``."""
+    value = _SUFFIXES.randrange(_SPACE)
     chars = []
     for _ in range(6):
         value, digit = divmod(value, 36)
@@ -74,7 +85,7 @@ def allocate_run_dir(runs_dir: Path, prefix: str = "run") -> tuple[str, Path]:
     while True:
         run_id = new_run_id(prefix)
         try:
-            os.mkdir(os.path.join(base, run_id))
+            held_io.mkdir(os.path.join(base, run_id))
         except FileExistsError:
             continue
         except FileNotFoundError:  # no runs folder yet (or removed since): make it, then retry

@@ -57,6 +57,7 @@ __all__ = [
     "RolloutResult",
     "grade",
     "locate",
+    "project_path",
 ]
 
 SHARED_WORLDS = WorldPools()
@@ -373,21 +374,18 @@ class Rollout:
         if conversation is not None:
             conversation.close(reason)
         output, output_chars = stored_output(output)
-        if output_chars is None:
-            trace.event("agent_output", {"output": output})
-        else:  # say so wherever the answer is kept
+        answer: dict[str, Any] = {"output": output}
+        if output_chars is not None:  # say so wherever the answer is kept
             self.extra["agentOutputTruncated"] = {"chars": output_chars, "keptChars": len(output)}
-            trace.event("agent_output", {"output": output, "truncatedFrom": output_chars})
-        trace.event(
-            "run_end",
-            {
-                "terminationReason": reason,
-                "error": error,
-                "toolCalls": bridge.calls,
-                "toolErrors": bridge.errors,
-                "durationMs": round(duration_ms, 3),
-            },
-        )
+            answer["truncatedFrom"] = output_chars
+        end = {
+            "terminationReason": reason,
+            "error": error,
+            "toolCalls": bridge.calls,
+            "toolErrors": bridge.errors,
+            "durationMs": round(duration_ms, 3),
+        }
+        trace.events(("agent_output", answer), ("run_end", end))
         world.freeze()
         state_diff = world.diff()
         changes = state_changes(world.initial(), world.state, state_diff)
@@ -431,11 +429,15 @@ class Rollout:
             run.update(self.extra)
         run_dir = self.run_dir
         if run_dir is not None:
+            folder = os.fspath(run_dir)  # made by Rollout.open for this rollout alone: fresh
             try:
-                write_json_atomic(run_dir / "state-diff.json", state_diff)
-                write_json_atomic(run_dir / "state-changes.json", changes)
-                write_json_atomic(run_dir / "result.json", result)
-                write_json_atomic(run_dir / "run.json", run)
+                for name, document in (
+                    ("state-diff.json", state_diff),
+                    ("state-changes.json", changes),
+                    ("result.json", result),
+                    ("run.json", run),
+                ):
+                    write_json_atomic(os.path.join(folder, name), document, fresh=True)
             except OSError as exc:  # a full or read-only disk: one line, never a traceback
                 raise unwritable(run_dir, exc, "the run folder") from None
         return RolloutResult(
@@ -450,19 +452,29 @@ def locate(
     project_dir: Path | None,
     runs_dir: Path | None,
     write_artifacts: bool,
-) -> tuple[Path, Environment, Task, Path | None]:
-    """The project, environment, task and runs folder (None: in memory) of a new rollout."""
-    project = Path(project_dir).resolve() if project_dir else find_project_dir()
+) -> tuple[Path | None, Environment, Task, Path | None]:
+    """The project, environment, task and runs folder (None: in memory) of a new rollout.
+
+    The project is None when nothing here needed it (an :class:`Environment` given, and its
+    runs folder or no artifacts): finding it costs a system call per path part, on every
+    rollout of a sweep. :func:`project_path` finds it for a caller that needs it after all.
+    """
+    project = None
+    if not isinstance(env, Environment) or (write_artifacts and not runs_dir):
+        project = project_path(project_dir)
     environment = env if isinstance(env, Environment) else load_environment(env, project)
     the_task = task if isinstance(task, Task) else environment.task(task)
     if not write_artifacts:
         return project, environment, the_task, None
-    return (
-        project,
-        environment,
-        the_task,
-        Path(runs_dir) if runs_dir else project / ".silo" / "runs",
-    )
+    if runs_dir:
+        return project, environment, the_task, Path(runs_dir)
+    assert project is not None  # looked up above for exactly this
+    return project, environment, the_task, project / ".silo" / "runs"
+
+
+def project_path(project_dir: Path | None) -> Path:
+    """``project_dir`` resolved, or the project found from the working folder (None)."""
+    return Path(project_dir).resolve() if project_dir else find_project_dir()
 
 
 def grade(

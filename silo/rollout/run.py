@@ -31,7 +31,14 @@ from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
 from silo.rollout.bridge import json_value
-from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult, locate
+from silo.rollout.core import (
+    ACTIVE_ROLLOUT,
+    Budget,
+    Rollout,
+    RolloutResult,
+    locate,
+    project_path,
+)
 from silo.rollout.worker import WORKERS, AgentJob, AgentOutcome
 from silo.tasks import Task
 from silo.world.pool import WorldPools
@@ -158,9 +165,11 @@ def open_task(
         settings.get("write_artifacts", True),
     )
     limits = Budget.of(budget)
-    resolved = (
-        agent if isinstance(agent, ResolvedAgent) else resolve_agent(agent, environment, project)
-    )
+    if isinstance(agent, ResolvedAgent):
+        resolved = agent
+    else:
+        where = project or project_path(settings.get("project_dir"))
+        resolved = resolve_agent(agent, environment, where)
     # A model agent says who answers (kind, model, base URL without credentials, sampling);
     # run.json keeps it so that two models' runs are never mistaken for repeats of one.
     identity = getattr(resolved.fn, "identity", None)

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from silo import held_io
 from silo.jsonio import compact_encoder
 
 __all__ = ["Timestamps", "TraceWriter", "event_json", "utc_now_iso"]
@@ -92,12 +93,6 @@ def _name_json(tool: str) -> str:
     return str(event_json(tool))
 
 
-def _finish(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 def _tool_line(
     stamps: Timestamps,
     kind: str,
@@ -137,7 +132,7 @@ def _tool_line(
 class TraceWriter:
     """One rollout's trace: a file it streams to, or lines kept in memory (``path`` None)."""
 
-    __slots__ = ("seq", "stamps", "_fd", "_lines")
+    __slots__ = ("seq", "stamps", "_fd", "_lines", "_write_all")
 
     def __init__(self, path: Path | None) -> None:
         self.seq = 0
@@ -145,6 +140,8 @@ class TraceWriter:
         # A raw descriptor: each line is one write(2), which is what a flush per line costs
         # anyway, without the buffered text layer in between. Closed by close().
         self._fd: int | None = os.open(path, _OPEN_FLAGS, 0o666) if path else None
+        # Chosen once: with many rollouts in flight, lines are written keeping the GIL.
+        self._write_all = held_io.writer()
         # In memory, a tool event is kept as the arguments of _tool_line until lines is read.
         self._lines: list[Any] = []
 
@@ -167,16 +164,27 @@ class TraceWriter:
         if fd is None:
             self._lines.append(line)
             return
-        data = (line + "\n").encode("utf-8")
-        written = os.write(fd, data)
-        if written < len(data):  # a short write (rare on regular files): finish it
-            _finish(fd, data[written:])
+        self._write_all(fd, (line + "\n").encode("utf-8"))
 
     def event(self, kind: str, fields: dict[str, Any]) -> None:
         """Write one event: ``seq``, ``type`` and ``at`` first, then ``fields``."""
+        self._write(self._line(kind, fields))
+
+    def events(self, *events: tuple[str, dict[str, Any]]) -> None:
+        """Write events that happen at one moment (``(kind, fields)`` each) in one write.
+
+        Each line is what :meth:`event` writes; the file gets them in one system call.
+        """
+        lines = [self._line(kind, fields) for kind, fields in events]
+        if self._fd is None:
+            self._lines.extend(lines)
+        else:
+            self._write("\n".join(lines))
+
+    def _line(self, kind: str, fields: dict[str, Any]) -> str:
         self.seq += 1
         head = {"seq": self.seq, "type": kind, "at": self.stamps.at(_time())}
-        self._write(event_json({**head, **{k: v for k, v in fields.items() if k not in head}}))
+        return event_json({**head, **{k: v for k, v in fields.items() if k not in head}})
 
     def event_with_json(
         self, kind: str, fields: dict[str, Any], key: str, raw: str, raw_utf8: bytes
@@ -193,11 +201,7 @@ class TraceWriter:
         if fd is None:
             self._lines.append(f"{start}{raw}}}")
             return
-        parts = [start.encode("utf-8"), raw_utf8, b"}\n"]
-        written = os.writev(fd, parts)
-        total = sum(len(p) for p in parts)
-        if written < total:
-            _finish(fd, b"".join(parts)[written:])
+        self._write_all(fd, b"".join((start.encode("utf-8"), raw_utf8, b"}\n")))
 
     # The two events of every tool call (twice per call: every copy saved shows in the
     # per-call overhead). In memory they are recorded as fields and rendered when read.
@@ -228,5 +232,5 @@ class TraceWriter:
     def close(self) -> None:
         """Close the trace file (kept lines stay readable); safe to call twice."""
         if self._fd is not None:
-            os.close(self._fd)
+            held_io.close(self._fd)
             self._fd = None

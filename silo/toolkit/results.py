@@ -9,9 +9,10 @@ equality filter of list tools; :func:`contains` the case-insensitive match of se
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
+
+from silo.jsonio import plain_copy
 
 __all__ = ["View", "contains", "filtered", "page", "snapshot", "sorted_by_id"]
 
@@ -23,7 +24,8 @@ RecordT = TypeVar("RecordT", bound=Mapping[str, Any])
 
 def snapshot(record: Mapping[str, Any]) -> dict[str, Any]:
     """A deep, plain copy of a stored record, safe to hand out."""
-    return copy.deepcopy(dict(record))
+    copied = plain_copy(record if isinstance(record, dict) else dict(record))
+    return copied if type(copied) is dict else dict(copied)
 
 
 def page(

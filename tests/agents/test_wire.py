@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from silo.agents.json_client import JsonClient, StatusError, status_detail
-from silo.agents.routing import Route, route
+from silo.agents.routing import Route, check_route, route
 from silo.agents.wire import ConnectFailed, Connections, ReadFailed, TimedOut
 
 Answer = Callable[[socket.socket, bytes], bool]  # writes raw bytes; False: close the connection
@@ -307,3 +307,24 @@ def test_https_through_a_proxy_goes_in_a_connect_tunnel(
         proxy.shutdown()
         proxy.server_close()
     assert tunnels == [f"CONNECT 127.0.0.1:{tls_origin} HTTP/1.1"]
+
+
+def test_the_kept_check_of_an_endpoint_follows_the_proxy_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    url = "https://kept-check.example.com/v1"
+    check_route(url)
+    check_route(url)  # kept: no scan of the environment
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY"):  # each spelling is read
+        monkeypatch.setenv(name, "socks5://proxy.internal:1080")
+        with pytest.raises(ValueError, match="socks5.* is not supported"):
+            check_route(url)
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HTTPS_PROXY", "socks5://proxy.internal:1080")
+    monkeypatch.setenv("NO_PROXY", "kept-check.example.com")
+    check_route(url)  # exempt: the new settings were read
+    with pytest.raises(ValueError, match="not an http:// or https:// URL"):
+        check_route("ftp://kept-check.example.com")

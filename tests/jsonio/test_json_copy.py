@@ -6,6 +6,7 @@ encoder) for the text, read back with ``exact_loads``; a value that is not JSON 
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import sys
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from silo import jsonio as _jsonio
-from silo.jsonio import compact, exact_loads, json_copy
+from silo.jsonio import compact, exact_loads, json_copy, plain_copy
 from tests.json_values import TRICKY, containers, nested, same, tracked
 
 
@@ -147,3 +148,25 @@ def test_compact_encoders_give_the_standard_librarys_text_and_errors() -> None:
     assert _jsonio.compact_encoder(Upper())("x") == '"X"'  # a subclass keeps its own encode
     with pytest.raises(ValueError, match="indent=None"):
         _jsonio.compact_encoder(json.JSONEncoder(indent=2))
+
+
+@pytest.mark.parametrize(
+    "value", TRICKY, ids=[f"{i}-{type(v).__name__}" for i, v in enumerate(TRICKY)]
+)
+def test_plain_copy_is_an_equal_copy_sharing_no_container(value: Any) -> None:
+    try:
+        expected = copy.deepcopy(value)
+    except Exception as exc:
+        with pytest.raises(type(exc)):
+            plain_copy(value)
+        return
+    copied = plain_copy(value)
+    assert not containers(copied) & containers(value)
+    try:
+        comparable = expected == value  # not NaN, nor an object without its own equality
+    except RecursionError:  # a cycle: the container check above is what holds
+        comparable = False
+    if comparable:
+        assert copied == value
+    # deepcopy's type, or (where orjson copied) the plain JSON type it compares equal to
+    assert type(copied) is type(expected) or type(copied) in (dict, list, str, int, float)

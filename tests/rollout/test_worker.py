@@ -73,3 +73,64 @@ def test_a_worker_whose_job_says_no_exits_instead_of_taking_the_next_job() -> No
     workers.start(lambda: job(True), "fresh")
     assert done.wait(5)
     assert ran_on[-1] is not kept
+
+
+def test_leftovers_are_cancelled_when_the_agent_set_its_own_task_factory(
+    toy_project: Path,
+) -> None:
+    cancelled: list[bool] = []
+
+    async def forever() -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    async def own_factory(inp: Any) -> str:
+        loop = asyncio.get_running_loop()
+        loop.set_task_factory(lambda loop, coro, **kw: asyncio.Task(coro, loop=loop, **kw))
+        loop.create_task(forever())
+        await asyncio.sleep(0)
+        return "set a factory"
+
+    result = silo.run_task(
+        "toy", "TASK-001", own_factory, project_dir=toy_project, write_artifacts=False
+    )
+    assert result.termination_reason == "completed"
+    assert cancelled == [True]
+
+
+_MANY_ASYNC_ROLLOUTS = """
+import asyncio, sys
+from pathlib import Path
+from silo.batch.sweep import Point, run_points
+from silo.rollout.run import Budget
+
+async def agent(inp):
+    await asyncio.sleep(0.01)
+    return "ok"
+
+work = Path(sys.argv[2])
+run_points([Point("toy", "TASK-001", agent, "quiet", Budget())], 96, project_dir=Path(sys.argv[1]),
+           group_dir=work / "g", group_id="g", progress=False, max_concurrency=48)
+print("ran")
+"""
+
+
+def test_a_process_that_ran_async_agents_on_many_workers_exits_quietly(
+    toy_project: Path, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "many.py"
+    script.write_text(_MANY_ASYNC_ROLLOUTS)
+    for _ in range(3):  # what is left at exit is collected in no fixed order
+        done = subprocess.run(
+            [sys.executable, str(script), str(toy_project), str(tmp_path)],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "ran"
+        assert done.stderr == ""  # no "Exception ignored in BaseEventLoop.__del__"
