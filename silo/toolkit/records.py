@@ -11,10 +11,11 @@ copied, so a value the tool also returns never aliases the log. Neither reads th
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from silo.jsonio import plain_copy
 
 __all__ = ["AuditTrail", "Sequences"]
 
@@ -85,7 +86,7 @@ class AuditTrail:
             "action": action,
             "entityType": entity_type,
             "entityId": entity_id,
-            "details": copy.deepcopy(dict(details or {})),
+            "details": plain_copy(dict(details or {})),
         }
         state[self.log].append(row)
         return row
