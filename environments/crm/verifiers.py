@@ -328,26 +328,18 @@ def _weakest_active_rep(final: World, initial: World, ctx: VerifierContext) -> l
 VERIFIERS = [
     define_verifier(
         "VER-001",
-        "TASK-001",
         "Qualified lead converted into a new account, contact and deal",
         _converted_lead,
     ),
     define_verifier(
-        "VER-002", "TASK-002", "Departed rep's open deals moved to the new owner", _rehomed_pipeline
+        "VER-002", "Departed rep's open deals moved to the new owner", _rehomed_pipeline
     ),
     define_verifier(
         "VER-003",
-        "TASK-003",
         "Signed deal booked as won at the signed amount with a note",
         _booked_win,
     ),
-    define_verifier(
-        "VER-004", "TASK-004", "Weighted value of open pipeline reported", _weighted_pipeline
-    ),
-    define_verifier(
-        "VER-005", "TASK-005", "Rep with the most stalled deals identified", _stale_leader
-    ),
-    define_verifier(
-        "VER-006", "TASK-006", "Weakest active rep against quota identified", _weakest_active_rep
-    ),
+    define_verifier("VER-004", "Weighted value of open pipeline reported", _weighted_pipeline),
+    define_verifier("VER-005", "Rep with the most stalled deals identified", _stale_leader),
+    define_verifier("VER-006", "Weakest active rep against quota identified", _weakest_active_rep),
 ]

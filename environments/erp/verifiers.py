@@ -24,7 +24,7 @@ from . import verifiers_records as records
 __all__ = ["VERIFIERS"]
 
 VERIFIERS = [
-    define_verifier(f"VER-{task[5:]}", task, name, fn)
+    define_verifier(f"VER-{task[5:]}", name, fn)
     for task, name, fn in [
         ("TASK-001", "Vendor payment terms updated", records.vendor_terms),
         ("TASK-002", "Vendor blocked with a reason", records.vendor_blocked),

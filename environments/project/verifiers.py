@@ -31,7 +31,7 @@ _GRADERS = [
 ]
 
 VERIFIERS: list[Verifier] = [
-    define_verifier(f"VER-{n:03d}", f"TASK-{n:03d}", name, grade)
+    define_verifier(f"VER-{n:03d}", name, grade)
     for n, (name, grade) in enumerate(_GRADERS, start=1)
 ]
 

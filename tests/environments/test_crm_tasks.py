@@ -211,7 +211,7 @@ def grade(crm_env: Any, task_id: str, final: Any, initial: Any, answer: str) -> 
 
 
 def test_verifier_names(crm_env: Any) -> None:
-    names = {v.task_id: v.name for v in crm_env.verifiers.values()}
+    names = {t.id: crm_env.verifiers[t.verifier_id].name for t in crm_env.tasks.values()}
     assert names["TASK-002"] == "Departed rep's open deals moved to the new owner"
     assert {t.verifier_id for t in crm_env.tasks.values()} == set(crm_env.verifiers)
 

@@ -56,6 +56,6 @@ def test_random_calls_never_crash_or_leak(tracker: Any, project_env: Any, seed: 
             )
     assert succeeded > 30
     initial = project_env.create_state()
-    for verifier in project_env.verifiers.values():
-        context = silo.VerifierContext(agent_output="3", task=project_env.tasks[verifier.task_id])
-        verifier.check(state, initial, context)
+    for task in project_env.tasks.values():  # each task names its verifier
+        context = silo.VerifierContext(agent_output="3", task=task)
+        project_env.verifiers[task.verifier_id].check(state, initial, context)
