@@ -62,6 +62,29 @@ def orjson_functions() -> OrjsonFunctions | None:
 _ORJSON = orjson_functions()  # fixed at import: the hot path reads it, nothing rebinds it
 
 
+def _orjson_round_trip(value: Any, option: int) -> tuple[bytes, Any] | None:
+    """The text orjson writes for ``value`` (with ``option``) and the copy read back, or None.
+
+    None unless the copy compares equal to ``value``: that rules out everything orjson is more
+    lenient about (NaN and the infinities become null, tuples lists, enums and UUIDs their
+    values), and whatever it refuses (non-string keys, integers beyond 64 bits, lone
+    surrogates, nesting deeper than 255, cycles) or ``==`` raises on. Every fast path of this
+    module starts here; each adds what its own text needs.
+    """
+    fast = _ORJSON
+    if fast is None:
+        return None
+    dumps, loads, _ = fast
+    try:
+        data = dumps(value, option=option)
+        copied = loads(data)
+        if copied == value:
+            return data, copied
+    except Exception:  # orjson refused, or ``==`` raised: the caller's exact path decides
+        pass
+    return None
+
+
 def compact_encoder(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     """The function that writes values as one line of JSON with ``encoder``'s settings.
 
@@ -78,27 +101,23 @@ def compact_encoder(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     if type(encoder) is not json.JSONEncoder or not encoder.check_circular:
         return encoder.encode
     exact = _exact_compact(encoder)
-    fast = _orjson_compact(encoder)
-    if fast is None:
+    option = _orjson_compact_option(encoder)
+    if option is None:
         return exact
-    dumps, loads, option = fast
 
     def encode(value: Any) -> str:
         # orjson's text where it provably is the encoder's (see pretty): it reads back equal
         # to ``value`` and holds no small float, which the two spell differently.
-        try:
-            data = dumps(value, option=option)
-            if not _small_float_in(data) and loads(data) == value:
-                return data.decode()
-        except Exception:  # orjson refused (non-str keys, huge ints, surrogates), or == raised
-            pass
+        found = _orjson_round_trip(value, option)
+        if found is not None and not _small_float_in(found[0]):
+            return found[0].decode()
         return exact(value)
 
     return encode
 
 
-def _orjson_compact(encoder: json.JSONEncoder) -> OrjsonFunctions | None:
-    """The ``(dumps, loads, option)`` of orjson writing ``encoder``'s text, or None if it cannot.
+def _orjson_compact_option(encoder: json.JSONEncoder) -> int | None:
+    """The orjson option that writes ``encoder``'s text, or None where orjson cannot.
 
     orjson writes compact text, UTF-8 as it is (``ensure_ascii=False``), keys in insertion order
     or, with ``OPT_SORT_KEYS``, in code-point order (UTF-8 byte order is code-point order):
@@ -110,8 +129,7 @@ def _orjson_compact(encoder: json.JSONEncoder) -> OrjsonFunctions | None:
         return None
     import orjson
 
-    dumps, loads, option = _ORJSON
-    return dumps, loads, option | (orjson.OPT_SORT_KEYS if encoder.sort_keys else 0)
+    return _ORJSON[2] | (orjson.OPT_SORT_KEYS if encoder.sort_keys else 0)
 
 
 def _exact_compact(encoder: json.JSONEncoder) -> Callable[[Any], str]:
@@ -139,10 +157,10 @@ def _exact_compact(encoder: json.JSONEncoder) -> Callable[[Any], str]:
 exact_loads: Callable[[str], Any] = json.JSONDecoder().decode
 """``json.loads`` for text this module's encoders made, minus its per-call type dispatch."""
 
-compact = compact_encoder(
-    json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+compact = compact_encoder(_COMPACT)
 """Compact JSON of a value that must be JSON (raises TypeError/ValueError otherwise)."""
+_compact_exact = _exact_compact(_COMPACT)  # for callers whose orjson attempt already failed
 _canonical = compact_encoder(
     json.JSONEncoder(
         ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, default=repr
@@ -187,16 +205,10 @@ def json_copy_utf8(value: Any) -> tuple[bytes | str, Any]:
     and decodes it only when it is read (the trace).
     """
     fast = _ORJSON
-    if fast is not None:
-        dumps, loads, option = fast
-        try:
-            data = dumps(value, option=option)
-            copy = loads(data)
-            if copy == value:
-                return data, copy
-        except Exception:  # orjson refused, or ``==`` raised: the standard library decides
-            pass
-    text = compact(value)
+    found = None if fast is None else _orjson_round_trip(value, fast[2])
+    if found is not None:
+        return found
+    text = _compact_exact(value)  # the standard library decides: the text or the error
     return text, exact_loads(text)
 
 
@@ -210,15 +222,8 @@ def plain_copy(value: Any) -> Any:
     Five to ten times faster than ``copy.deepcopy`` on records.
     """
     fast = _ORJSON
-    if fast is not None:
-        dumps, loads, option = fast
-        try:
-            copied = loads(dumps(value, option=option))
-            if copied == value:
-                return copied
-        except Exception:  # orjson refused, or ``==`` raised: deepcopy decides
-            pass
-    return copy.deepcopy(value)
+    found = None if fast is None else _orjson_round_trip(value, fast[2])
+    return copy.deepcopy(value) if found is None else found[1]
 
 
 class _Unusual(Exception):
@@ -327,17 +332,16 @@ def _pretty(value: Any, indent: str) -> str:
     raise _Unusual
 
 
-def _orjson_pretty() -> OrjsonFunctions | None:
-    """The ``(dumps, loads, option)`` of orjson for 2-space-indented text (None without it)."""
+def _orjson_pretty_option() -> int | None:
+    """The orjson option for 2-space-indented text (None without orjson)."""
     if _ORJSON is None:
         return None
     import orjson
 
-    dumps, loads, option = _ORJSON
-    return dumps, loads, option | orjson.OPT_INDENT_2
+    return _ORJSON[2] | orjson.OPT_INDENT_2
 
 
-_ORJSON_PRETTY = _orjson_pretty()  # fixed at import, like _ORJSON
+_PRETTY_OPTION = _orjson_pretty_option()  # fixed at import, like _ORJSON
 
 
 def _small_float_in(data: bytes) -> bool:
@@ -368,15 +372,10 @@ def pretty(value: Any) -> str:
     to three times faster than ``json.dumps``; anything unusual goes to ``json.dumps`` itself,
     which gives its own text or its own error.
     """
-    fast = _ORJSON_PRETTY
-    if fast is not None:
-        dumps, loads, option = fast
-        try:
-            data = dumps(value, option=option)
-            if not _small_float_in(data) and loads(data) == value:
-                return data.decode() + "\n"
-        except Exception:  # orjson refused (non-str keys, huge ints, surrogates), or == raised
-            pass
+    option = _PRETTY_OPTION
+    found = None if option is None else _orjson_round_trip(value, option)
+    if found is not None and not _small_float_in(found[0]):
+        return found[0].decode() + "\n"
     try:
         return _pretty(value, "\n") + "\n"
     except (_Unusual, RecursionError):

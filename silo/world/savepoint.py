@@ -19,10 +19,9 @@ unseen later): the tracked containers say where they took a value that is not a 
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from silo.jsonio import orjson_functions
+from silo.jsonio import plain_copy
 from silo.world import tracked
 from silo.world.diff import ABSENT
 from silo.world.journal import Journal, Rows, Whole
@@ -129,7 +128,7 @@ class Savepoint:
             if slot not in self.seen:
                 self.seen.add(slot)
                 value = dict.get(root, key, ABSENT)
-                copied = ABSENT if value is ABSENT else _plain_copy(value)
+                copied = ABSENT if value is ABSENT else plain_copy(value)
                 self.entries.append((ROOT, key, copied))
             return
         if row is LIST:
@@ -150,7 +149,7 @@ class Savepoint:
         if rec is None or (type(rec) is Rows and row not in rec.pre):
             value = _FROM_JOURNAL  # first touch in the rollout: the journal keeps the pre-image
         elif row in coll:
-            value = _plain_copy(coll[row])
+            value = plain_copy(coll[row])
         else:
             value = ABSENT
         self.entries.append((top, row, value))
@@ -165,7 +164,7 @@ class Savepoint:
             return
         self.seen.add(slot)
         length = self.lengths.get(top, len(log))
-        self.entries.append((top, LIST, _plain_copy(list.__getitem__(log, slice(0, length)))))
+        self.entries.append((top, LIST, plain_copy(list.__getitem__(log, slice(0, length)))))
 
     def restore(self) -> None:
         """Put back everything the call changed, newest first; then :meth:`close`."""
@@ -265,19 +264,3 @@ def _untracked(value: Any, journal: Journal, top: Any, row: Any) -> bool:
     if isinstance(value, (TrackedDict, TrackedList)):
         return value._j is not journal or value._top != top or value._row != row
     return False
-
-
-def _plain_copy(value: Any) -> Any:
-    """An exact plain copy of a JSON-like value: orjson where it round-trips, else deepcopy."""
-    if _ORJSON is not None:
-        dumps, loads, _ = _ORJSON
-        try:
-            copied = loads(dumps(value))
-            if copied == value:  # rules out what orjson is lenient about (NaN becomes null)
-                return copied
-        except Exception:  # non-string keys, huge integers: the exact copier below
-            pass
-    return copy.deepcopy(value)  # tracked containers deep-copy as plain ones
-
-
-_ORJSON = orjson_functions()  # fixed at import: (dumps, loads, option) or None
