@@ -83,16 +83,18 @@ def run_point(
     agent: Any = None,
     worlds: WorldPools | None = None,
     interrupt: Interrupt | None = None,
+    pid: str | None = None,
 ) -> RolloutResult:
     """Run repeat ``repeat`` of ``point`` (seed ``point.seed + repeat``).
 
     ``runs_dir=None`` keeps the artifacts in memory. ``environment`` is ``point.env`` already
     loaded and ``agent`` ``point.agent`` already resolved, so repeats skip finding them again.
-    ``worlds`` and ``interrupt`` are the sweep's world pools and stop request (see run_task).
+    ``worlds`` and ``interrupt`` are the sweep's world pools and stop request (see run_task);
+    ``pid`` is ``point_id(point, repeat)`` when the caller has it already.
     """
     return run_task(
         **point_arguments(point, repeat, runs_dir=runs_dir, group_id=group_id,
-                          environment=environment, agent=agent),
+                          environment=environment, agent=agent, pid=pid),
         project_dir=project_dir, worlds=worlds, interrupt=interrupt,
     )  # fmt: skip
 
@@ -105,9 +107,11 @@ def point_arguments(
     group_id: str | None,
     environment: Environment | None,
     agent: Any,
+    pid: str | None = None,
 ) -> dict[str, Any]:
     """:func:`silo.run_task`'s arguments for repeat ``repeat`` of ``point`` (see run_point)."""
-    fields = {"pointId": point_id(point, repeat), "repeat": repeat} if group_id else None
+    pid = (pid or point_id(point, repeat)) if group_id else None
+    fields = None if pid is None else {"pointId": pid, "repeat": repeat}
     return {
         "env": environment if environment is not None else point.env,
         "task": point.task,

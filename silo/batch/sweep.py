@@ -312,7 +312,7 @@ class _Sweep:
         try:
             result = run_point(
                 job.point, job.repeat, environment=job.environment, agent=job.agent,
-                **self.settings,
+                pid=job.pid, **self.settings,
             )  # fmt: skip
         except SiloError as exc:
             return Outcome(job.point, job.repeat, None, False, infra_error=exc.message)
@@ -413,7 +413,7 @@ class _InFlight:
         sweep = self.sweep
         arguments = point_arguments(
             job.point, job.repeat, runs_dir=sweep.group_dir, group_id=sweep.group_id,
-            environment=job.environment, agent=job.agent,
+            environment=job.environment, agent=job.agent, pid=job.pid,
         )  # fmt: skip
         start_task(
             partial(self._ended, job), **arguments, project_dir=sweep.project,

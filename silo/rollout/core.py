@@ -42,7 +42,7 @@ from silo.loading.environment import (
 from silo.loading.modules import describe_exception
 from silo.rollout.bridge import Bridge, json_value, stored_output
 from silo.rollout.conversation import Conversation
-from silo.rollout.trace import TraceWriter, event_json, utc_now_iso
+from silo.rollout.trace import TraceWriter, event_json
 from silo.tasks import Task
 from silo.users.resolve import resolve_user
 from silo.verifiers import Score, Verifier, VerifierContext, VerifierError, score
@@ -285,7 +285,7 @@ class Rollout:
             "verifierName": verifier.name,
             "agent": agent_label,
             "config": config,
-            "startedAt": utc_now_iso(),
+            "startedAt": trace.now_iso(),
         }
         if simulated is not None:
             run["user"] = simulated.label
@@ -417,7 +417,7 @@ class Rollout:
         )
         duration_ms = (time.monotonic() - self.clock) * 1000
         run = self.run_fields
-        run["finishedAt"] = utc_now_iso()
+        run["finishedAt"] = trace.now_iso()
         run["durationMs"] = round(duration_ms, 3)
         run["terminationReason"] = reason
         run["toolCallCount"] = bridge.calls

@@ -159,6 +159,14 @@ class TraceWriter:
                 lines[index] = _tool_line(self.stamps, *line)
         return lines
 
+    def now_iso(self) -> str:
+        """The current time as :func:`utc_now_iso` writes it, from this trace's cache.
+
+        For the times a record keeps beside its events (``startedAt``, ``finishedAt``): they
+        fall in the second of an event, whose formatted text the cache already holds.
+        """
+        return self.stamps.at(_time())
+
     def _write(self, line: str) -> None:
         fd = self._fd
         if fd is None:

@@ -75,6 +75,35 @@ def test_infrastructure_failures_are_counted_apart(toy_project: Path) -> None:
     assert "missing.py does not exist" in summary["infraErrors"][0]["error"]
 
 
+def test_each_rollouts_point_id_is_computed_once_and_recorded(
+    toy_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import silo.batch.point as point_module
+    import silo.batch.sweep as sweep_module
+
+    computed: list[int] = []
+    real = point_module.point_id
+
+    def counting(point: Any, repeat: int) -> str:
+        computed.append(repeat)
+        return real(point, repeat)
+
+    monkeypatch.setattr(point_module, "point_id", counting)
+    monkeypatch.setattr(sweep_module, "point_id", counting)
+    group = toy_project / ".silo" / "runs" / "ids"
+    for limit in (1, 4):
+        computed.clear()
+        outcomes = run_points(
+            [_point()], 3, project_dir=toy_project, group_dir=group / str(limit),
+            group_id="ids", progress=False, max_concurrency=limit,
+        )  # fmt: skip
+        assert sorted(computed) == [0, 1, 2]  # the plan's; no rollout computes it again
+        for outcome in outcomes:
+            assert outcome.run_path is not None
+            run = json.loads((Path(outcome.run_path) / "run.json").read_text())
+            assert run["pointId"] == real(_point(), outcome.repeat)
+
+
 def test_resume_skips_completed_points_and_reports_them(toy_project: Path) -> None:
     runs_root = toy_project / ".silo" / "runs"
     first = run_points(

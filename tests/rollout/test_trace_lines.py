@@ -104,3 +104,16 @@ def test_memory_traces_stamp_tool_events_when_they_happen_not_when_read(
         "2027-01-15T08:00:07.500Z",
     ]
     assert [json.loads(line)["seq"] for line in trace.lines] == [1, 2, 3]
+
+
+def test_a_traces_now_is_utc_now_iso_from_its_cache(tmp_path: Path) -> None:
+    trace = TraceWriter(None)
+    before = utc_now_iso()
+    first = trace.now_iso()
+    trace.event("probe", {})
+    second = trace.now_iso()  # the cache now holds this second's text
+    after = utc_now_iso()
+    assert before <= first <= second <= after  # ISO-8601 texts sort as the times they name
+    assert len(first) == len(before) and first.endswith("Z")
+    line = json.loads(trace.lines[0])
+    assert first <= line["at"] <= second
