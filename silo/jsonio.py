@@ -33,6 +33,7 @@ __all__ = [
     "remove_stale_in",
     "remove_stale_temporaries",
     "write_json_atomic",
+    "write_json_new",
     "write_text_atomic",
 ]
 
@@ -384,23 +385,37 @@ def pretty(value: Any) -> str:
         return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_text_atomic(path: str | Path, text: str, *, fresh: bool = False) -> None:
+def write_text_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` as UTF-8 to ``path`` so that a reader sees the old file or the new one.
 
     The text goes to a temporary file beside ``path`` (named with the process id, so two
     processes never share one), which then replaces ``path`` in one ``os.replace``. A write
     that fails (a full disk, Ctrl-C) removes its temporary file; one a killed process left
-    beside a file being replaced is removed by the next write of that file. ``fresh`` says
-    the folder was made by this writer (a new run folder): no earlier file and no killed
-    writer's temporary can be there, so none is looked for (a rollout writes four files, and
-    each look is a system call that, under hundreds of rollouts in flight, hands the GIL over).
+    beside a file being replaced is removed by the next write of that file.
     """
     target = os.fspath(path)
     folder, name = os.path.split(target)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    data = text.encode("utf-8")
-    if not fresh and os.path.lexists(target):  # a killed writer may have left a temporary
+    if os.path.lexists(target):  # a killed writer may have left a temporary
         remove_stale_temporaries(folder, name)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    _write_replacing(target, tmp, text.encode("utf-8"))
+
+
+def write_json_new(folder: str, name: str, value: Any) -> None:
+    """Write ``value`` as the JSON artifact ``name`` (:func:`pretty`) into a new ``folder``.
+
+    The same atomic write as :func:`write_json_atomic`, for a folder this writer made (a new
+    run folder, given without a trailing separator, as ``os.fspath`` gives it): no earlier
+    file and no killed writer's temporary can be there, so none is looked for, and the paths
+    are joined as text (a rollout writes four files: each look is a system call that, under
+    hundreds of rollouts in flight, hands the GIL over).
+    """
+    target, tmp = f"{folder}{os.sep}{name}", f"{folder}{os.sep}.{name}.{os.getpid()}.tmp"
+    _write_replacing(target, tmp, pretty(value).encode("utf-8"))
+
+
+def _write_replacing(target: str, tmp: str, data: bytes) -> None:
+    """Write ``data`` to ``tmp``, then put it in ``target``'s place (``tmp`` gone on failure)."""
     fd = os.open(tmp, _WRITE_FLAGS, 0o666)
     try:
         try:
@@ -466,9 +481,6 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def write_json_atomic(path: str | Path, value: Any, *, fresh: bool = False) -> None:
-    """Write ``value`` to ``path`` as a JSON artifact (:func:`pretty`), atomically.
-
-    ``fresh`` as for :func:`write_text_atomic`.
-    """
-    write_text_atomic(path, pretty(value), fresh=fresh)
+def write_json_atomic(path: str | Path, value: Any) -> None:
+    """Write ``value`` to ``path`` as a JSON artifact (:func:`pretty`), atomically."""
+    write_text_atomic(path, pretty(value))

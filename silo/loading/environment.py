@@ -295,22 +295,52 @@ class EnvironmentCache:
     def __init__(self) -> None:
         """Start empty."""
         self._loaded: dict[Path, Environment] = {}
+        # The folder an absolute spelling (a name with an absolute project folder, or an
+        # absolute path) was found to be: a session per episode must not look for the same
+        # folder again each time (a system call per part of each path).
+        self._folders: dict[tuple[str, str], Path] = {}
         self._lock = threading.Lock()
 
     def load(self, root: Path, *, reload: bool = False) -> Environment:
         """The environment in folder ``root``, loaded now if not yet (or if ``reload``)."""
-        root = root.resolve()
-        found = None if reload else self._loaded.get(root)
+        return self._load_folder(root.resolve(), reload)
+
+    def find(
+        self, name: str | Path, project_dir: Path | None = None, *, reload: bool = False
+    ) -> Environment:
+        """The environment ``name`` names from ``project_dir`` (see :func:`load_environment`)."""
+        spelling = _absolute_spelling(name, project_dir)
+        folder = None if spelling is None or reload else self._folders.get(spelling)
+        if folder is None:
+            root = name if isinstance(name, Path) else resolve_environment_dir(name, project_dir)
+            folder = root.resolve()
+            if spelling is not None:
+                with self._lock:
+                    self._folders[spelling] = folder
+        return self._load_folder(folder, reload)
+
+    def _load_folder(self, folder: Path, reload: bool) -> Environment:
+        found = None if reload else self._loaded.get(folder)
         if found is None:
-            found = read_environment(root).environment()
+            found = read_environment(folder).environment()
             with self._lock:
-                self._loaded[root] = found
+                self._loaded[folder] = found
         return found
 
     def clear(self) -> None:
         """Forget every loaded environment: the next load imports the files again."""
         with self._lock:
             self._loaded.clear()
+            self._folders.clear()
+
+
+def _absolute_spelling(name: str | Path, project_dir: Path | None) -> tuple[str, str] | None:
+    """``(name, project)`` when they name one folder whatever the working folder, else None."""
+    if isinstance(name, Path):
+        return (str(name), "") if name.is_absolute() else None
+    if project_dir is None or not Path(project_dir).is_absolute():
+        return None  # found from the working folder (or SILO_PROJECT_DIR), which may change
+    return (name, str(project_dir))
 
 
 SHARED_ENVIRONMENTS = EnvironmentCache()
@@ -325,5 +355,4 @@ def load_environment(
     cache: EnvironmentCache | None = None,
 ) -> Environment:
     """Load (or fetch from ``cache``) an environment by name or folder; raise its first problem."""
-    root = name if isinstance(name, Path) else resolve_environment_dir(name, project_dir)
-    return (cache or SHARED_ENVIRONMENTS).load(root, reload=reload)
+    return (cache or SHARED_ENVIRONMENTS).find(name, project_dir, reload=reload)

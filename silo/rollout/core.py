@@ -18,6 +18,7 @@ transcript. A task without one is rolled out exactly as before.
 from __future__ import annotations
 
 import contextvars
+import functools
 import os
 import threading
 import time
@@ -30,7 +31,7 @@ from silo.agents.contract import UserChannel, output_text
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
 from silo.errors import ConfigError
-from silo.jsonio import write_json_atomic
+from silo.jsonio import write_json_new
 from silo.loading.environment import (
     MANIFEST,
     Environment,
@@ -260,7 +261,7 @@ class Rollout:
             if runs_dir is not None:
                 run_id, run_dir = allocate_run_dir(runs_dir)
             try:
-                trace = TraceWriter(run_dir / "trace.jsonl" if run_dir else None)
+                trace = TraceWriter(f"{os.fspath(run_dir)}{os.sep}trace.jsonl" if run_dir else None)
             except OSError as exc:
                 raise unwritable(run_dir or runs_dir or Path("."), exc, "the run folder") from None
         except BaseException:
@@ -437,7 +438,7 @@ class Rollout:
                     ("result.json", result),
                     ("run.json", run),
                 ):
-                    write_json_atomic(os.path.join(folder, name), document, fresh=True)
+                    write_json_new(folder, name, document)
             except OSError as exc:  # a full or read-only disk: one line, never a traceback
                 raise unwritable(run_dir, exc, "the run folder") from None
         return RolloutResult(
@@ -474,7 +475,20 @@ def locate(
 
 def project_path(project_dir: Path | None) -> Path:
     """``project_dir`` resolved, or the project found from the working folder (None)."""
-    return Path(project_dir).resolve() if project_dir else find_project_dir()
+    if not project_dir:
+        return find_project_dir()
+    path = Path(project_dir)
+    return _resolved_absolute(path) if path.is_absolute() else path.resolve()
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved_absolute(path: Path) -> Path:
+    """An absolute folder resolved, and kept.
+
+    A session per episode names the same project each time, and resolving it costs a system
+    call per part of the path.
+    """
+    return path.resolve()
 
 
 def grade(

@@ -134,7 +134,7 @@ class TraceWriter:
 
     __slots__ = ("seq", "stamps", "_fd", "_lines", "_write_all")
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: str | Path | None) -> None:
         self.seq = 0
         self.stamps = Timestamps()
         # A raw descriptor: each line is one write(2), which is what a flush per line costs

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from silo.jsonio import write_text_atomic
+from silo.jsonio import pretty, write_json_new, write_text_atomic
 
 
 def test_a_failed_write_removes_its_temporary_file(tmp_path: Path) -> None:
@@ -32,3 +32,24 @@ def test_a_killed_writers_temporary_is_removed_by_the_next_write(tmp_path: Path)
     write_text_atomic(target, "new\n")
     assert target.read_text() == "new\n"
     assert not stale.exists() and alive.exists()
+
+
+def test_an_artifact_written_into_a_new_folder_is_its_pretty_text_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "run_1"
+    folder.mkdir()
+    value = {"b": [1, 2.5, None], "a": "é"}
+    write_json_new(os.fspath(folder), "result.json", value)
+    assert (folder / "result.json").read_text(encoding="utf-8") == pretty(value)
+    assert sorted(p.name for p in folder.iterdir()) == ["result.json"]  # no temporary left
+
+
+def test_a_failed_write_into_a_new_folder_removes_its_temporary_file(tmp_path: Path) -> None:
+    (tmp_path / "run.json").mkdir()  # os.replace cannot put a file where a folder is
+    with pytest.raises(OSError):
+        write_json_new(os.fspath(tmp_path), "run.json", {"x": 1})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]
+    with pytest.raises(TypeError):  # not JSON: nothing is opened
+        write_json_new(os.fspath(tmp_path), "state-diff.json", {"x": object()})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]

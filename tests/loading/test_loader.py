@@ -95,6 +95,53 @@ def test_the_cache_is_an_object_the_caller_holds(tmp_path: Path) -> None:
     ]
 
 
+def test_a_name_under_an_absolute_project_is_found_once_and_reload_finds_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import silo.loading.environment as loader
+
+    make(tmp_path, {})
+    looked: list[str] = []
+    real = loader.resolve_environment_dir
+
+    def counting(name: str, project_dir: Path | None = None) -> Path:
+        looked.append(name)
+        return real(name, project_dir)
+
+    monkeypatch.setattr(loader, "resolve_environment_dir", counting)
+    cache = EnvironmentCache()
+    first = load_environment("mini", tmp_path, cache=cache)
+    assert load_environment("mini", tmp_path, cache=cache) is first
+    assert looked == ["mini"]  # a session per episode looks for the folder once
+    # The same folder by its path shares the environment; reload looks again and reloads.
+    assert load_environment(tmp_path / "environments" / "mini", cache=cache) is first
+    again = load_environment("mini", tmp_path, cache=cache, reload=True)
+    assert again is not first and looked == ["mini", "mini"]
+    assert load_environment("mini", tmp_path, cache=cache) is again
+    cache.clear()
+    assert load_environment("mini", tmp_path, cache=cache) is not again
+    assert looked == ["mini", "mini", "mini"]
+
+
+def test_a_name_found_from_the_working_folder_is_looked_for_each_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import silo.loading.environment as loader
+
+    make(tmp_path, {})
+    looked: list[str] = []
+    real = loader.resolve_environment_dir
+    monkeypatch.setattr(
+        loader, "resolve_environment_dir", lambda n, p=None: looked.append(n) or real(n, p)
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
+    cache = EnvironmentCache()
+    first = load_environment("mini", cache=cache)
+    assert load_environment("mini", Path("."), cache=cache) is first  # relative: the cwd's
+    assert looked == ["mini", "mini"]  # the working folder may change between calls
+
+
 def test_an_unknown_environment_names_the_known_ones(tmp_path: Path) -> None:
     make(tmp_path, {})
     with pytest.raises(
