@@ -31,7 +31,7 @@ from silo.agents.contract import UserChannel, output_text
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
 from silo.errors import ConfigError
-from silo.jsonio import write_json_new
+from silo.jsonio import plain_copy, write_json_new
 from silo.loading.environment import (
     MANIFEST,
     Environment,
@@ -506,9 +506,11 @@ def grade(
     names the line of the environment's code that raised (``environment`` given).
     """
     try:
-        # The verifier gets its own copy: what it does to it must not reach state-diff.json.
+        # The verifier gets its own copies: what it does to them must not reach the artifacts.
+        # The diff is plain JSON the rollout built; the transcript a tuple of plain messages
+        # (copied as a list: a tuple never reads back from JSON equal to itself).
         context = VerifierContext(
-            output_text(output), task, json_value(state_diff), json_value(conversation)
+            output_text(output), task, plain_copy(state_diff), json_value(list(conversation))
         )
         checks = verifier.check(world.state, world.initial(), context)
         return score(verifier.id, checks), None, False
