@@ -95,12 +95,10 @@ def test_the_cache_is_an_object_the_caller_holds(tmp_path: Path) -> None:
     ]
 
 
-def test_a_name_under_an_absolute_project_is_found_once_and_reload_finds_it_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _count_lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names the loader looks for on disk from now on (in order)."""
     import silo.loading.environment as loader
 
-    make(tmp_path, {})
     looked: list[str] = []
     real = loader.resolve_environment_dir
 
@@ -109,6 +107,14 @@ def test_a_name_under_an_absolute_project_is_found_once_and_reload_finds_it_agai
         return real(name, project_dir)
 
     monkeypatch.setattr(loader, "resolve_environment_dir", counting)
+    return looked
+
+
+def test_a_name_under_an_absolute_project_is_found_once_and_reload_finds_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(tmp_path, {})
+    looked = _count_lookups(monkeypatch)
     cache = EnvironmentCache()
     first = load_environment("mini", tmp_path, cache=cache)
     assert load_environment("mini", tmp_path, cache=cache) is first
@@ -126,14 +132,8 @@ def test_a_name_under_an_absolute_project_is_found_once_and_reload_finds_it_agai
 def test_a_name_found_from_the_working_folder_is_looked_for_each_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import silo.loading.environment as loader
-
     make(tmp_path, {})
-    looked: list[str] = []
-    real = loader.resolve_environment_dir
-    monkeypatch.setattr(
-        loader, "resolve_environment_dir", lambda n, p=None: looked.append(n) or real(n, p)
-    )
+    looked = _count_lookups(monkeypatch)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SILO_PROJECT_DIR", raising=False)
     cache = EnvironmentCache()
