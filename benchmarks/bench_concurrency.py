@@ -279,8 +279,9 @@ def peak_rss(root: Path, n: int, work: Path, calls: list[list[Any]] | None = Non
 def _collector_off() -> Iterator[None]:
     """The garbage collector paused: reference work measures the host, not what the process holds.
 
-    Inside the benchmark the heap holds every outcome so far, so a collection set off by the
-    reference work's allocations made it read twice what it read in a fresh process.
+    Inside the benchmark the heap holds every outcome so far: a collection set off by the
+    reference work's allocations could double a reading (61 ms against 30 ms paused, with a
+    million small objects alive).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -309,7 +310,7 @@ class HostReference:
         root, _, _ = build_world(TAU2_RETAIL_BYTES, work, "reference-world")
         files = sorted((root / "data").glob("*.json"))
         self.data = {f.name: json.loads(f.read_text()) for f in files}
-        # A burst the size of a rollout's own work (~1 ms): the first rows of the largest file.
+        # A burst about the size of a rollout's own work (~0.5 ms): the largest file's first rows.
         largest = max(self.data.values(), key=len)
         rows = largest if isinstance(largest, list) else list(largest.values())
         self.burst = rows[: max(1, len(rows) // 30)]
@@ -318,9 +319,9 @@ class HostReference:
         """CPU of the burst after a 20 ms idle gap over its CPU back to back (medians of 31).
 
         A model-driven rollout works in such bursts, each after waiting on the model. On this
-        VM the same work costs 1.5-1.9x more CPU after the CPU idled (cold caches, a vCPU the
-        host had descheduled), so a latency-bound figure carries that factor; the
-        framework's own work is the back-to-back cost.
+        VM the same work cost 1.2-2.2x more CPU after the CPU idled (by all signs cold caches
+        and a vCPU the host had descheduled), so a latency-bound figure carries that factor;
+        the framework's own work is the back-to-back cost.
         """
         import copy
         import statistics

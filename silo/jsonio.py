@@ -397,8 +397,7 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     folder, name = os.path.split(target)
     if os.path.lexists(target):  # a killed writer may have left a temporary
         remove_stale_temporaries(folder, name)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    _write_replacing(target, tmp, text.encode("utf-8"))
+    _write_replacing(target, os.path.join(folder, _temporary(name)), text.encode("utf-8"))
 
 
 def write_json_new(folder: str, name: str, value: Any) -> None:
@@ -410,8 +409,13 @@ def write_json_new(folder: str, name: str, value: Any) -> None:
     are joined as text (a rollout writes four files: each look is a system call that, under
     hundreds of rollouts in flight, hands the GIL over).
     """
-    target, tmp = f"{folder}{os.sep}{name}", f"{folder}{os.sep}.{name}.{os.getpid()}.tmp"
+    target, tmp = f"{folder}{os.sep}{name}", f"{folder}{os.sep}{_temporary(name)}"
     _write_replacing(target, tmp, pretty(value).encode("utf-8"))
+
+
+def _temporary(name: str) -> str:
+    """The temporary file's name for ``name``: ``.<name>.<pid>.tmp`` (see remove_if_stale)."""
+    return f".{name}.{os.getpid()}.tmp"
 
 
 def _write_replacing(target: str, tmp: str, data: bytes) -> None:

@@ -303,7 +303,7 @@ class EnvironmentCache:
 
     def load(self, root: Path, *, reload: bool = False) -> Environment:
         """The environment in folder ``root``, loaded now if not yet (or if ``reload``)."""
-        return self._load_folder(root.resolve(), reload)
+        return self.find(root, reload=reload)
 
     def find(
         self, name: str | Path, project_dir: Path | None = None, *, reload: bool = False
