@@ -37,7 +37,6 @@ __all__ = [
     "write_text_atomic",
 ]
 
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
 
 
 OrjsonFunctions = tuple[Callable[..., bytes], Callable[[bytes], Any], int]
@@ -420,7 +419,7 @@ def _temporary(name: str) -> str:
 
 def _write_replacing(target: str, tmp: str, data: bytes) -> None:
     """Write ``data`` to ``tmp``, then put it in ``target``'s place (``tmp`` gone on failure)."""
-    fd = os.open(tmp, _WRITE_FLAGS, 0o666)
+    fd = held_io.create(tmp)
     try:
         try:
             held_io.write_all(fd, data)

@@ -42,6 +42,27 @@ def test_write_close_replace_and_mkdir_do_what_os_does(mode: str, tmp_path: Path
     assert not os.path.exists(source)
 
 
+def test_create_makes_or_truncates_a_file_as_os_open_does(mode: str, tmp_path: Path) -> None:
+    path = str(tmp_path / "made.json")
+    fd = held_io.create(path)
+    try:
+        assert not os.get_inheritable(fd)  # as os.open leaves it: a child never holds it
+        held_io.write_all(fd, b"first, longer text")
+    finally:
+        held_io.close(fd)
+    fd = held_io.create(path, 0o600)  # an existing file: truncated, its mode kept
+    held_io.write_all(fd, b"second")
+    held_io.close(fd)
+    assert Path(path).read_bytes() == b"second"
+    fresh = str(tmp_path / "fresh")
+    mask = os.umask(0o022)
+    try:
+        held_io.close(held_io.create(fresh, 0o640))
+    finally:
+        os.umask(mask)
+    assert os.stat(fresh).st_mode & 0o777 == 0o640
+
+
 def _error_of(call: Callable[[], object]) -> OSError:
     with pytest.raises(OSError) as caught:
         call()
@@ -50,7 +71,10 @@ def _error_of(call: Callable[[], object]) -> OSError:
 
 @pytest.mark.parametrize(
     "what",
-    ["write to a closed descriptor", "close it again", "replace a missing file", "mkdir twice"],
+    [
+        "write to a closed descriptor", "close it again", "replace a missing file", "mkdir twice",
+        "create in a missing folder", "create over a folder",
+    ],
 )
 def test_failures_raise_the_same_error_os_raises(mode: str, what: str, tmp_path: Path) -> None:
     fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT, 0o666)
@@ -66,6 +90,14 @@ def test_failures_raise_the_same_error_os_raises(mode: str, what: str, tmp_path:
             lambda: held_io.replace(missing, there + "/x"), lambda: os.replace(missing, there + "/x"),
         ),
         "mkdir twice": (lambda: held_io.mkdir(there), lambda: os.mkdir(there)),
+        "create in a missing folder": (
+            lambda: held_io.create(missing + "/x"),
+            lambda: os.open(missing + "/x", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666),
+        ),
+        "create over a folder": (
+            lambda: held_io.create(there),
+            lambda: os.open(there, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666),
+        ),
     }[what]  # fmt: skip
     mine, os_error = _error_of(ours), _error_of(theirs)
     assert type(mine) is type(os_error)

@@ -25,7 +25,6 @@ event_json = compact_encoder(
     json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr)
 )
 _time = time.time
-_OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
 
 
 @functools.cache
@@ -139,7 +138,7 @@ class TraceWriter:
         self.stamps = Timestamps()
         # A raw descriptor: each line is one write(2), which is what a flush per line costs
         # anyway, without the buffered text layer in between. Closed by close().
-        self._fd: int | None = os.open(path, _OPEN_FLAGS, 0o666) if path else None
+        self._fd: int | None = held_io.create(os.fspath(path)) if path else None
         # Chosen once: with many rollouts in flight, lines are written keeping the GIL.
         self._write_all = held_io.writer()
         # In memory, a tool event is kept as the arguments of _tool_line until lines is read.
