@@ -198,9 +198,15 @@ class Session:
         """
         channel = self._rollout.user_channel
         if channel is None:
+            task = self._rollout.task
+            why = (
+                "has no user block"
+                if task.user is None
+                else 'has a user block, but this session was opened with user="none"'
+            )
             raise SessionError(
                 "session_no_user",
-                f"task {self._rollout.task.id} has no user block, so there is no one to message; "
+                f"task {task.id} {why}, so there is no one to message; "
                 "call its tools and finish(output)",
             )
         if not isinstance(text, str) or not text.strip():

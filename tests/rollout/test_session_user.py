@@ -45,3 +45,16 @@ def test_message_user_without_a_user_block_is_a_session_error(tmp_path: Path) ->
             session.message_user("hello?")
         assert caught.value.code == "session_no_user"
         session.finish(None)
+
+
+def test_message_user_with_the_user_turned_off_says_so(tmp_path: Path) -> None:
+    with silo.open_session(
+        "crm", "TASK-007", project_dir=ROOT, runs_dir=tmp_path, user="none"
+    ) as session:
+        assert not session.has_user
+        with pytest.raises(SessionError) as caught:
+            session.message_user("hello?")
+        assert caught.value.code == "session_no_user"
+        assert 'opened with user="none"' in caught.value.message
+        assert "has no user block" not in caught.value.message
+        session.finish(None)
