@@ -88,7 +88,7 @@ def create(path: str, mode: int = 0o666) -> int:
     if libc is None:
         return os.open(path, _CREATE_FLAGS, mode)
     encoded = os.fsencode(path)
-    while (fd := libc.creat(encoded, mode)) < 0:
+    while (fd := int(libc.creat(encoded, mode))) < 0:
         error = _error(path)
         if error.errno != errno.EINTR:
             raise error

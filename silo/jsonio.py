@@ -38,7 +38,6 @@ __all__ = [
 ]
 
 
-
 OrjsonFunctions = tuple[Callable[..., bytes], Callable[[bytes], Any], int]
 
 

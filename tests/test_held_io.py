@@ -72,8 +72,12 @@ def _error_of(call: Callable[[], object]) -> OSError:
 @pytest.mark.parametrize(
     "what",
     [
-        "write to a closed descriptor", "close it again", "replace a missing file", "mkdir twice",
-        "create in a missing folder", "create over a folder",
+        "write to a closed descriptor",
+        "close it again",
+        "replace a missing file",
+        "mkdir twice",
+        "create in a missing folder",
+        "create over a folder",
     ],
 )
 def test_failures_raise_the_same_error_os_raises(mode: str, what: str, tmp_path: Path) -> None:
