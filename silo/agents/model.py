@@ -135,6 +135,9 @@ class ModelAgent(ABC):
     """
 
     deterministic: ClassVar[bool] = False
+    # Its rollouts wait on sockets and run GIL-bound Python: in flight, they share one CPU
+    # under cpu_affinity=auto (silo.rollout.placement).
+    shares_cpu: ClassVar[bool] = True
     kind: ClassVar[str]
     sdk_name: ClassVar[str]
     default_base_url: ClassVar[str]

@@ -31,6 +31,7 @@ from silo.batch.summary import run_folders
 from silo.errors import ConfigError, SiloError
 from silo.loading.environment import Environment, load_environment
 from silo.rollout.on_worker import start_task
+from silo.rollout.placement import Placement, choose_placement
 from silo.rollout.run import Interrupt, RolloutResult
 from silo.world.pool import WorldPools
 
@@ -233,6 +234,7 @@ def run_points(
     resume: bool = False,
     progress: Any = "auto",
     max_concurrency: int = 1,
+    cpu_affinity: str = "auto",
 ) -> list[Outcome]:
     """Run every point ``runs`` times, up to ``max_concurrency`` rollouts in flight at once.
 
@@ -241,9 +243,12 @@ def run_points(
     its timeout without holding up the others. Outcomes, ``infra-errors.jsonl``,
     ``resumed.jsonl`` and progress come in (point, repeat) order whatever finished first.
     Ctrl-C stops starting rollouts, ends those in flight as ``interrupted`` with complete
-    records, then raises ``KeyboardInterrupt``; ``resume`` finishes the rest.
+    records, then raises ``KeyboardInterrupt``; ``resume`` finishes the rest. ``cpu_affinity``
+    says which rollouts in flight share one CPU (``auto``, ``one`` or ``none``: see
+    :mod:`silo.rollout.placement`); one at a time, threads are left where the OS puts them.
     """
     limit = concurrency(max_concurrency)
+    placement = choose_placement(cpu_affinity)
     project = Path(project_dir).resolve()
     try:
         group_dir.mkdir(parents=True, exist_ok=True)
@@ -251,7 +256,7 @@ def run_points(
         raise unwritable(group_dir, exc, "the group folder") from None
     done_before = completed_points(runs_root or group_dir.parent) if resume else {}
     bar = _Progress(len(points) * runs, progress)
-    sweep = _Sweep(project, group_dir, group_id, bar)
+    sweep = _Sweep(project, group_dir, group_id, bar, placement)
     jobs = _plan(points, runs, project, done_before)
     if limit == 1:
         for job in jobs:
@@ -291,8 +296,11 @@ def _outcome(job: _Job, result: RolloutResult) -> Outcome:
 class _Sweep:
     """The running state of one ``run_points`` call: its pools, stop request and outcomes."""
 
-    def __init__(self, project: Path, group_dir: Path, group_id: str, bar: _Progress) -> None:
+    def __init__(
+        self, project: Path, group_dir: Path, group_id: str, bar: _Progress, placement: Placement
+    ) -> None:
         self.project, self.group_dir, self.group_id, self.bar = project, group_dir, group_id, bar
+        self.placement = placement  # which rollouts in flight share a CPU
         self.worlds = WorldPools()  # this sweep's worlds: one per rollout in flight, reused
         self.interrupt = Interrupt()
         self.outcomes: list[Outcome] = []
@@ -417,7 +425,7 @@ class _InFlight:
         )  # fmt: skip
         start_task(
             partial(self._ended, job), **arguments, project_dir=sweep.project,
-            worlds=sweep.worlds, interrupt=sweep.interrupt,
+            worlds=sweep.worlds, interrupt=sweep.interrupt, placement=sweep.placement,
         )  # fmt: skip
         self.in_flight += 1
 

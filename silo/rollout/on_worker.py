@@ -34,6 +34,7 @@ from silo.agents.resolve import ResolvedAgent
 from silo.loading.environment import Environment
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
 from silo.rollout.deadlines import DEADLINES, Deadline
+from silo.rollout.placement import Placement
 from silo.rollout.run import (
     GRACE_S,
     TOOL_WAIT_S,
@@ -60,14 +61,18 @@ def start_task(
     budget: Budget | Mapping[str, Any] | None = None,
     *,
     interrupt: Interrupt | None = None,
+    placement: Placement | None = None,
     **settings: Unpack[TaskSettings],
 ) -> None:
     """Run ``run_task(env, task, agent, budget, **settings)`` on an agent worker thread.
 
-    Returns at once; ``done`` is called once, on whichever thread ends the rollout.
+    Returns at once; ``done`` is called once, on whichever thread ends the rollout. With a
+    ``placement`` that pins the rollout's agent, its thread runs on the shared CPU from the
+    moment the rollout is open until it is recorded (see :mod:`silo.rollout.placement`).
     """
     opener = partial(open_task, env, task, agent, budget, **settings)
-    WORKERS.start(_OnItsWorker(done, opener, settings.get("seed", 0), interrupt), "silo-agent")
+    job = _OnItsWorker(done, opener, settings.get("seed", 0), interrupt, placement)
+    WORKERS.start(job, "silo-agent")
 
 
 class _OnItsWorker(AgentOutcome):
@@ -78,6 +83,7 @@ class _OnItsWorker(AgentOutcome):
         "opener",
         "seed",
         "interrupt",
+        "placement",
         "rollout",
         "_claim",
         "_claimed_by",
@@ -90,9 +96,11 @@ class _OnItsWorker(AgentOutcome):
         opener: Callable[[], tuple[Rollout, ResolvedAgent]],
         seed: int,
         interrupt: Interrupt | None,
+        placement: Placement | None = None,
     ) -> None:
         super().__init__()
         self.done, self.opener, self.seed, self.interrupt = done, opener, seed, interrupt
+        self.placement = placement
         self.rollout: Rollout | None = None
         self._claim = threading.Lock()
         self._claimed_by: str | None = None  # "agent" (it returned) or "abandon"
@@ -105,6 +113,16 @@ class _OnItsWorker(AgentOutcome):
         except BaseException as exc:  # noqa: BLE001 - could not start: the caller reports it
             self.done(exc)
             return True
+        placement = self.placement
+        if placement is None or not placement.pins(agent.fn):
+            return self._run(rollout, agent)
+        had = placement.enter()
+        try:
+            return self._run(rollout, agent)
+        finally:
+            placement.leave(had)  # the thread's next job starts where the OS puts it
+
+    def _run(self, rollout: Rollout, agent: ResolvedAgent) -> bool:
         self.rollout = rollout
         try:
             threading.current_thread().name = f"silo-agent-{rollout.run_id or rollout.task.id}"
