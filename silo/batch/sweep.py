@@ -391,8 +391,12 @@ class _InFlight:
         """Start the jobs in plan order, up to ``limit`` at once; emit outcomes in that order.
 
         After a failure (or Ctrl-C) no rollout starts, and those in flight are waited for.
+        This thread, Silo's own and the sweep's alone, runs on the shared CPU when there is
+        one (every rollout ends with a hand-off to it); the worker threads it starts leave
+        that CPU when their rollout does not share it.
         """
         sweep = self.sweep
+        sweep.placement.enter()  # the thread ends with the sweep: nothing to give back
         ready: dict[int, tuple[_Job, Outcome]] = {}
         next_index = 0
         try:

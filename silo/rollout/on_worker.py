@@ -108,19 +108,24 @@ class _OnItsWorker(AgentOutcome):
 
     def __call__(self) -> bool:
         """The worker's job; False when the agent was abandoned (its thread then retires)."""
+        placement = self.placement
         try:
             rollout, agent = self.opener()
         except BaseException as exc:  # noqa: BLE001 - could not start: the caller reports it
+            if placement is not None:
+                placement.leave()
             self.done(exc)
             return True
-        placement = self.placement
-        if placement is None or not placement.pins(agent.fn):
+        if placement is None:
             return self._run(rollout, agent)
-        had = placement.enter()
+        if not placement.pins(agent.fn):
+            placement.leave()  # a thread the sweep's confined control thread started
+            return self._run(rollout, agent)
+        placement.enter()
         try:
             return self._run(rollout, agent)
         finally:
-            placement.leave(had)  # the thread's next job starts where the OS puts it
+            placement.leave()  # the thread's next job starts where the OS puts it
 
     def _run(self, rollout: Rollout, agent: ResolvedAgent) -> bool:
         self.rollout = rollout

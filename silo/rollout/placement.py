@@ -4,9 +4,10 @@ Contract: :func:`choose_placement` turns a sweep's ``cpu_affinity`` setting (:da
 :class:`Placement`, chosen on the thread that drives the sweep. ``Placement.pins(agent)`` says
 whether a rollout of ``agent`` shares the CPU: under ``auto`` an agent that declares
 ``shares_cpu = True`` (Silo's model agents do), under ``one`` every agent, under ``none``
-none. ``Placement.enter()`` on a rollout's worker thread confines that thread to the CPU and
-returns what ``leave`` needs to give the thread back the CPUs it had. Where the OS cannot pin a
-thread (``os.sched_setaffinity`` is Linux's), every placement is ``none``.
+none. ``Placement.enter()`` confines the calling thread to the CPU; ``Placement.leave()`` gives
+it the CPUs the driving thread had (a thread started by a confined one starts confined, so
+every thread a placement touched leaves that way). Where the OS cannot pin a thread
+(``os.sched_setaffinity`` is Linux's), every placement is ``none`` and both are no-ops.
 
 Why: rollouts in flight each have a thread of their own (see :mod:`silo.rollout.worker`), and
 the GIL lets one of them run Python at a time. Left to the OS, the threads of one process are
@@ -37,10 +38,14 @@ POLICIES = ("auto", "one", "none")
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    """A sweep's placement: the policy and the shared CPU (None: threads are not pinned)."""
+    """A sweep's placement: its policy, shared CPU and the CPUs :meth:`leave` restores.
+
+    ``cpu`` None: threads are not pinned. ``allowed``: the CPUs of the thread that chose it.
+    """
 
     policy: str
     cpu: int | None
+    allowed: frozenset[int] = frozenset()
 
     def pins(self, agent: Any) -> bool:
         """Whether a rollout of ``agent`` (a callable) runs on the shared CPU."""
@@ -48,24 +53,20 @@ class Placement:
             return False
         return self.policy == "one" or getattr(agent, "shares_cpu", False) is True
 
-    def enter(self) -> Set[int] | None:
-        """Confine this thread to the shared CPU; the CPUs it had (None: left as it was)."""
-        if self.cpu is None:
-            return None
-        had = os.sched_getaffinity(0)
-        try:
-            os.sched_setaffinity(0, {self.cpu})
-        except OSError:  # the CPU left this process's set meanwhile (a cgroup change)
-            return None
-        return had
+    def enter(self) -> None:
+        """Confine this thread to the shared CPU (a no-op without one)."""
+        self._confine({self.cpu} if self.cpu is not None else None)
+
+    def leave(self) -> None:
+        """Give this thread the CPUs of the thread that chose the placement (a no-op without)."""
+        self._confine(self.allowed if self.cpu is not None else None)
 
     @staticmethod
-    def leave(had: Set[int] | None) -> None:
-        """Give this thread back the CPUs :meth:`enter` returned."""
-        if had is not None:
-            # The set may have changed meanwhile (a cgroup): then the thread keeps the CPU.
+    def _confine(cpus: Set[int] | None) -> None:
+        if cpus:
+            # The process's set may have changed meanwhile (a cgroup): the thread stays put.
             with contextlib.suppress(OSError):
-                os.sched_setaffinity(0, had)
+                os.sched_setaffinity(0, cpus)
 
 
 def checked_policy(value: Any) -> str:
@@ -85,7 +86,8 @@ def choose_placement(policy: Any) -> Placement:
     if len(allowed) < 2:  # one CPU already: nothing to share
         return Placement(policy, None)
     current = _current_cpu()
-    return Placement(policy, current if current in allowed else min(allowed))
+    cpu = current if current in allowed else min(allowed)
+    return Placement(policy, cpu, frozenset(allowed))
 
 
 def _current_cpu() -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -73,9 +74,9 @@ def test_enter_confines_the_thread_and_leave_gives_its_cpus_back() -> None:
     seen: dict[str, set[int]] = {}
 
     def on_a_thread() -> None:
-        had = chosen.enter()
+        chosen.enter()
         seen["inside"] = os.sched_getaffinity(0)
-        Placement.leave(had)
+        chosen.leave()
         seen["after"] = os.sched_getaffinity(0)
 
     thread = threading.Thread(target=on_a_thread)
@@ -127,3 +128,22 @@ def test_a_bad_cpu_affinity_stops_a_sweep_before_any_rollout(toy_project: Path) 
     with pytest.raises(ConfigError):
         _sweep(toy_project, _Recording(True), "always")
     assert not (toy_project / "g-always").exists()
+
+
+@pinnable
+def test_threads_the_confined_sweep_thread_starts_leave_its_cpu(toy_project: Path) -> None:
+    allowed = frozenset(os.sched_getaffinity(0))
+    n = threading.active_count() + 8  # more than every thread alive: new workers are started
+
+    class _Slow(_Recording):
+        def __call__(self, inp: Any) -> str:
+            time.sleep(0.3)  # all n in flight at once
+            return super().__call__(inp)
+
+    agent = _Slow(False)
+    run_points(
+        [Point("toy", "TASK-001", agent, "a", Budget())], n, project_dir=toy_project,
+        group_dir=toy_project / "g", group_id="g", progress=False, max_concurrency=n,
+        cpu_affinity="auto",
+    )  # fmt: skip
+    assert len(agent.seen) == n and set(agent.seen) == {allowed}
