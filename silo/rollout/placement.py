@@ -1,6 +1,6 @@
 """Where the threads of rollouts in flight run: on one shared CPU, or wherever the OS puts them.
 
-Contract: :func:`choose_placement` turns a sweep's ``cpu_affinity`` setting (:data:`POLICIES`) into a
+Contract: :func:`choose_placement` turns a sweep's ``cpu_affinity`` (:data:`POLICIES`) into a
 :class:`Placement`, chosen on the thread that drives the sweep. ``Placement.pins(agent)`` says
 whether a rollout of ``agent`` shares the CPU: under ``auto`` an agent that declares
 ``shares_cpu = True`` (Silo's model agents do), under ``one`` every agent, under ``none``
@@ -12,8 +12,9 @@ every thread a placement touched leaves that way). Where the OS cannot pin a thr
 Why: rollouts in flight each have a thread of their own (see :mod:`silo.rollout.worker`), and
 the GIL lets one of them run Python at a time. Left to the OS, the threads of one process are
 spread over every CPU, so the GIL (and the interpreter's working set with it) moves between
-CPUs at every hand-off; on a 2-vCPU VM, 256 rollouts in flight of a model-latency-bound agent
-cost ~35 % less CPU each with their threads on one CPU (docs/performance.md). A thread that
+CPUs at every hand-off; on a 2-vCPU VM, with 256 rollouts in flight waiting on a model, each
+cost 16-35 % less CPU for an async agent and ~13 % less for ``agent=openai`` with their
+threads on one CPU (docs/performance.md). A thread that
 waits on a socket and runs GIL-bound Python loses nothing by it. Threads that do parallel
 native work (a local model, numpy) would, which is why only agents that say so share the CPU
 by default. The CPU is the one the driving thread runs on when the sweep starts: two sweep
