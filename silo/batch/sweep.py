@@ -31,7 +31,7 @@ from silo.batch.summary import run_folders
 from silo.errors import ConfigError, SiloError
 from silo.loading.environment import Environment, load_environment
 from silo.rollout.on_worker import start_task
-from silo.rollout.placement import Placement, choose_placement
+from silo.rollout.placement import UNPLACED, Placement, checked_policy, choose_placement
 from silo.rollout.run import Interrupt, RolloutResult
 from silo.world.pool import WorldPools
 
@@ -248,7 +248,8 @@ def run_points(
     :mod:`silo.rollout.placement`); one at a time, threads are left where the OS puts them.
     """
     limit = concurrency(max_concurrency)
-    placement = choose_placement(cpu_affinity)
+    policy = checked_policy(cpu_affinity)  # a bad value is one line even one at a time
+    placement = choose_placement(policy) if limit > 1 else UNPLACED
     project = Path(project_dir).resolve()
     try:
         group_dir.mkdir(parents=True, exist_ok=True)

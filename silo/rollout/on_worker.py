@@ -34,7 +34,7 @@ from silo.agents.resolve import ResolvedAgent
 from silo.loading.environment import Environment
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
 from silo.rollout.deadlines import DEADLINES, Deadline
-from silo.rollout.placement import Placement
+from silo.rollout.placement import UNPLACED, Placement
 from silo.rollout.run import (
     GRACE_S,
     TOOL_WAIT_S,
@@ -61,7 +61,7 @@ def start_task(
     budget: Budget | Mapping[str, Any] | None = None,
     *,
     interrupt: Interrupt | None = None,
-    placement: Placement | None = None,
+    placement: Placement = UNPLACED,
     **settings: Unpack[TaskSettings],
 ) -> None:
     """Run ``run_task(env, task, agent, budget, **settings)`` on an agent worker thread.
@@ -96,7 +96,7 @@ class _OnItsWorker(AgentOutcome):
         opener: Callable[[], tuple[Rollout, ResolvedAgent]],
         seed: int,
         interrupt: Interrupt | None,
-        placement: Placement | None = None,
+        placement: Placement = UNPLACED,
     ) -> None:
         super().__init__()
         self.done, self.opener, self.seed, self.interrupt = done, opener, seed, interrupt
@@ -112,14 +112,11 @@ class _OnItsWorker(AgentOutcome):
         try:
             rollout, agent = self.opener()
         except BaseException as exc:  # noqa: BLE001 - could not start: the caller reports it
-            if placement is not None:
-                placement.leave()
+            placement.leave()  # a thread the sweep's confined control thread started
             self.done(exc)
             return True
-        if placement is None:
-            return self._run(rollout, agent)
         if not placement.pins(agent.fn):
-            placement.leave()  # a thread the sweep's confined control thread started
+            placement.leave()  # as above: the rollout runs where the OS puts it
             return self._run(rollout, agent)
         placement.enter()
         try:

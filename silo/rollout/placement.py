@@ -31,7 +31,7 @@ from typing import Any
 
 from silo.errors import ConfigError
 
-__all__ = ["POLICIES", "Placement", "checked_policy", "choose_placement"]
+__all__ = ["POLICIES", "UNPLACED", "Placement", "checked_policy", "choose_placement"]
 
 POLICIES = ("auto", "one", "none")
 """``cpu_affinity`` values: agents that declare ``shares_cpu``, every agent, or no agent."""
@@ -56,18 +56,23 @@ class Placement:
 
     def enter(self) -> None:
         """Confine this thread to the shared CPU (a no-op without one)."""
-        self._confine({self.cpu} if self.cpu is not None else None)
+        if self.cpu is not None:
+            _confine({self.cpu})
 
     def leave(self) -> None:
         """Give this thread the CPUs of the thread that chose the placement (a no-op without)."""
-        self._confine(self.allowed if self.cpu is not None else None)
+        if self.cpu is not None:
+            _confine(self.allowed)
 
-    @staticmethod
-    def _confine(cpus: Set[int] | None) -> None:
-        if cpus:
-            # The process's set may have changed meanwhile (a cgroup): the thread stays put.
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(0, cpus)
+
+UNPLACED = Placement("none", None)
+"""No thread pinned: rollouts one at a time, or ``cpu_affinity=none``."""
+
+
+def _confine(cpus: Set[int]) -> None:
+    # The process's set may have changed meanwhile (a cgroup): the thread then stays put.
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(0, cpus)
 
 
 def checked_policy(value: Any) -> str:
