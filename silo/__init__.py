@@ -16,7 +16,14 @@ from silo.tools import Tool, ToolError, define_tool, tool
 from silo.verifiers import Check, Verifier, VerifierContext, check, define_verifier, optional
 
 if TYPE_CHECKING:
-    from silo.agents.contract import AgentError, AgentInput, CancelSignal, RunLimitError, ToolResult
+    from silo.agents.contract import (
+        AgentError,
+        AgentInput,
+        CancelSignal,
+        ModelError,
+        RunLimitError,
+        ToolResult,
+    )
     from silo.batch.compare import compare
     from silo.batch.point import Point
     from silo.batch.summary import summarize
@@ -36,6 +43,7 @@ __all__ = [
     "Check",
     "Environment",
     "Index",
+    "ModelError",
     "Point",
     "RolloutResult",
     "RunLimitError",
@@ -66,6 +74,7 @@ _LAZY = {
     "AgentError": "silo.agents.contract",
     "AgentInput": "silo.agents.contract",
     "CancelSignal": "silo.agents.contract",
+    "ModelError": "silo.agents.contract",
     "RunLimitError": "silo.agents.contract",
     "ToolResult": "silo.agents.contract",
     "Environment": "silo.loading.environment",

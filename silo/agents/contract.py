@@ -28,6 +28,7 @@ __all__ = [
     "AgentFn",
     "AgentInput",
     "CancelSignal",
+    "ModelError",
     "RunLimitError",
     "ToolResult",
     "UserChannel",
@@ -47,6 +48,21 @@ class RunLimitError(Exception):
 
 class AgentError(Exception):
     """An agent's own failure (bad key, unreachable endpoint): ends the run as ``agent_error``."""
+
+
+class ModelError(Exception):
+    """The agent's model endpoint failed it: ends the run as ``model_error``, not ``agent_error``.
+
+    Raised by a model-backed agent when a request is refused (connection refused, DNS, TLS),
+    keeps failing after its retries (5xx, 429), times out, or is answered with something that is
+    not a completion. It is an infrastructure failure, not the model's: summaries leave it out
+    of pass rates and list it apart with its one-line ``str()``. ``connect_failed`` says the
+    endpoint could not be reached at all (a sweep stops early after several in a row).
+    """
+
+    def __init__(self, message: str, *, connect_failed: bool = False) -> None:
+        super().__init__(message)
+        self.connect_failed = connect_failed
 
 
 class ToolResult(dict[str, Any]):

@@ -26,7 +26,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
-from silo.agents.contract import AgentError, AgentInput, RunLimitError, unwrap_output
+from silo.agents.contract import (
+    AgentError,
+    AgentInput,
+    ModelError,
+    RunLimitError,
+    unwrap_output,
+)
 from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
@@ -276,6 +282,8 @@ def _settle(ended: str | None, job: AgentOutcome) -> tuple[str, str | None, Any]
         return reason, _INTERRUPTED, None
     if isinstance(failure, RunLimitError):
         return reason or failure.reason, str(failure), None
+    if isinstance(failure, ModelError):
+        return reason or "model_error", str(failure), None
     if isinstance(failure, AgentError):
         return reason or "agent_error", str(failure), None
     if failure is not None:
