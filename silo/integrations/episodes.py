@@ -11,20 +11,23 @@ complete record (``agent_error``, "closed without finish()"). :func:`outcome` is
 integration returns when an episode ends; :func:`call_or_end`, :func:`message_or_end` and
 :func:`close_if_open` are the steps and the abandonment every action-by-action driver
 (Gymnasium, OpenEnv) shares, and :func:`invalid_action` their refusal of an action that is not
-one (nothing happens in the rollout).
+one (nothing happens in the rollout). :func:`served_tasks` reads which tasks a driver serving
+many tasks (``tasks="all"`` or a list) plays. A rollout a budget ends (``max_tool_calls``,
+``timeout``, ``max_user_turns`` over) is graded as the world stands, in every surface: its
+reward is ``result.json``'s.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from silo.agents.contract import RunLimitError
-from silo.errors import SessionError
+from silo.errors import ConfigError, SessionError
 from silo.loading.environment import Environment, find_project_dir, load_environment
 from silo.rollout.core import RolloutResult
 from silo.rollout.session import Session, open_session
@@ -39,6 +42,7 @@ __all__ = [
     "invalid_action",
     "message_or_end",
     "outcome",
+    "served_tasks",
 ]
 
 
@@ -90,6 +94,28 @@ class EpisodeSpec:
             agent_label=self.agent_label,
             user=self.user,
         )
+
+
+def served_tasks(
+    environment: Environment, task: str | None, tasks: str | Sequence[str] | None
+) -> tuple[str, ...]:
+    """The task ids a driver serves: ``task`` alone, ``tasks`` (``"all"`` or ids), else all.
+
+    Every id is checked (an unknown one is the loader's one-line ``task_not_found``).
+    """
+    if task is not None and tasks is not None:
+        raise ConfigError("config_invalid", "give task= (one task) or tasks= (several), not both")
+    if task is not None:
+        chosen: tuple[str, ...] = (task,)
+    elif tasks is None or tasks == "all":
+        chosen = tuple(environment.tasks)
+    elif isinstance(tasks, str) or not all(isinstance(t, str) for t in tasks) or not tasks:
+        raise ConfigError("config_invalid", 'tasks= is "all" or a non-empty list of task ids')
+    else:
+        chosen = tuple(tasks)
+    for task_id in chosen:
+        environment.task(task_id)
+    return chosen
 
 
 def outcome(result: RolloutResult) -> dict[str, Any]:
