@@ -157,6 +157,7 @@ def test_filters_choose_the_rollouts(tmp_path: Path) -> None:
     assert globbed == export_rows(everything, "sft", mine)
 
 
+@pytest.mark.slow  # imports Hugging Face datasets (seconds)
 @pytest.mark.parametrize("suffix", ["jsonl", "parquet"])
 def test_datasets_loads_the_files_and_two_exports_are_byte_identical(
     tmp_path: Path, suffix: str, monkeypatch: pytest.MonkeyPatch

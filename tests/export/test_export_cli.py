@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli._console import one_line_error, run
 from tests.export import token_agent
 
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # a silo-run sweep and two exports in subprocesses
 def test_a_sweep_exports_as_sft_and_rl_with_the_same_bytes_twice(tmp_path: Path) -> None:
     sweep = run(
         "silo-run", REPO, "-m", "env=crm", "task=TASK-001,TASK-005", "seed=0,1", "agent=file",

@@ -91,6 +91,32 @@ def test_stdio_tools_errors_finish_and_the_same_bytes_as_run_task(
     assert _bytes(run_dir) == scripted_record("TASK-002", calls, answer, tmp_path / "b")
 
 
+def test_a_budget_end_is_graded_as_the_world_stands_like_result_json(
+    tmp_path: Path, solver_calls: Any
+) -> None:
+    calls, answer = solver_calls("TASK-002")  # the change done, then one call too many
+    runs = tmp_path / "mcp"
+    seen: dict[str, Any] = {}
+
+    async def client() -> None:
+        params = _stdio(
+            "env=crm", "task=TASK-002", f"runs_dir={runs}", f"budget.max_tool_calls={len(calls)}"
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            for name, args in calls:
+                await s.call_tool(name, args)
+            seen["over"] = await s.call_tool("list_users", {})
+            seen["finish"] = _payload(await s.call_tool("silo.finish", {"answer": answer}))
+
+    anyio.run(client)
+    assert seen["over"].is_error and _payload(seen["over"])["code"] == "max_tool_calls"
+    finish = seen["finish"]
+    recorded = json.loads((_only_run(runs) / "result.json").read_text())
+    assert finish["terminationReason"] == recorded["terminationReason"] == "max_tool_calls"
+    assert finish["reward"] == recorded["reward"] > 0
+
+
 def test_a_client_that_leaves_without_finishing_still_leaves_a_record(tmp_path: Path) -> None:
     runs = tmp_path / "mcp"
 

@@ -50,6 +50,7 @@ def endpoint(tmp_path: Path, solver_calls: Any) -> Iterator[tuple[str, list[Any]
         server.wait()
 
 
+@pytest.mark.slow  # vf-eval prepares its harness with uv, then runs 8 rollouts
 def test_a_grpo_group_gets_silos_rewards_and_run_tasks_bytes(
     tmp_path: Path, endpoint: tuple[str, list[Any], Any]
 ) -> None:
