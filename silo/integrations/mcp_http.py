@@ -1,8 +1,7 @@
 """silo-mcp over streamable HTTP: episode URLs, and the gate that makes it safe to expose.
 
-Contract: :func:`serve_http` listens on ``HttpOptions.host``/``port`` (a port in use is a
-one-line ``ConfigError`` ``port_in_use`` before the ready line ``silo-mcp: serving <env> on
-<url>``) and puts :class:`Gate` in front of the SDK's app. The gate answers:
+Contract: :class:`Gate` is the ASGI app in front of the SDK's (served by
+:mod:`silo.integrations.mcp_host`, with the :class:`HttpOptions`). It answers:
 
 - ``POST /episodes``: a new episode, ``201 {"episode": <id>, "url": <base>/episodes/<id>/mcp}``.
   Every MCP request to that URL (any protocol era, stateless 2026-07-28 clients included, no
@@ -26,11 +25,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
-import logging
 import secrets
-import signal
-import socket
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -38,15 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import anyio
-from mcp.server import Server
-from mcp.server.transport_security import TransportSecuritySettings
-from starlette.requests import ClientDisconnect
-
 from silo.errors import ConfigError
 from silo.integrations.episodes import EpisodeTable
 
-__all__ = ["TOKEN_ENV", "Gate", "HttpOptions", "check_exposure", "serve_http"]
+__all__ = ["TOKEN_ENV", "Gate", "HttpOptions", "check_exposure", "is_loopback", "new_token"]
 
 TOKEN_ENV = "SILO_MCP_TOKEN"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -91,23 +81,6 @@ def check_exposure(host: str, token: str | None) -> None:
             f"(prints one) or set {TOKEN_ENV} and add auth=env; see docs/integrations.md, "
             "Exposing silo-mcp",
         )
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host.strip("[]"), port))
-    except OSError as exc:
-        sock.close()
-        why = "is in use" if exc.errno == 98 else f"cannot be bound ({exc.strerror})"
-        raise ConfigError(
-            "port_in_use" if exc.errno == 98 else "config_invalid",
-            f"port {port} on {host} {why}; stop what listens there or pick another with port=N",
-        ) from None
-    sock.listen(2048)
-    return sock
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -292,79 +265,6 @@ class Gate:
                 if self._busy.get(sid, 0) <= 0:
                     del self._sessions[sid]
                     self._busy.pop(sid, None)
-
-
-_GONE = (ClientDisconnect, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
-
-
-class _OneLine(logging.Formatter):
-    """The SDK's error logs as one line each, without the traceback."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        exc = record.exc_info[1] if record.exc_info else None
-        why = "" if exc is None else f": {type(exc).__name__}: {exc}"
-        return f"silo-mcp: {record.getMessage()}{why}"
-
-
-def _client_gone(record: logging.LogRecord) -> bool:
-    """False for the record of a client that went away mid-request (nothing to report)."""
-    exc = record.exc_info[1] if record.exc_info else None
-    return not isinstance(exc, _GONE)
-
-
-def _quiet_sdk_logs() -> None:
-    """The SDK logs a client gone mid-request with a traceback; say other errors in a line."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine())
-    handler.addFilter(_client_gone)
-    handler.setLevel(logging.ERROR)
-    sdk = logging.getLogger("mcp")
-    sdk.addHandler(handler)
-    sdk.propagate = False
-
-
-def _reap_until(stop: threading.Event, gate: Gate, idle_s: float) -> None:
-    """Close the episodes of clients gone without a word, once idle for ``idle_s``."""
-    while not stop.wait(max(0.2, min(idle_s / 4, 30.0))):
-        gate.table.close_idle(idle_s)
-        gate.forget_idle(idle_s)
-
-
-def serve_http(server: Server[Any], table: EpisodeTable, options: HttpOptions) -> None:
-    """Serve until stopped; SIGTERM or SIGINT end it, and the caller records what is open."""
-    import uvicorn
-
-    check_exposure(options.host, options.token)
-    _quiet_sdk_logs()
-    sock = _bind(options.host, options.port)
-    idle_s = min(options.idle_timeout_s, MAX_IDLE_S)
-    inner = server.streamable_http_app(
-        host=options.host,
-        session_idle_timeout=idle_s,
-        max_sessions=None,  # the gate's cap ends the oldest idle session instead of refusing
-        # The gate checks Host and Origin at every bind address, with the allow-list.
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
-    gate = Gate(inner, table, options)
-    stop = threading.Event()
-    threading.Thread(target=_reap_until, args=(stop, gate, idle_s), daemon=True).start()
-    bound = sock.getsockname()[1]
-    shown = f"[{options.host}]" if ":" in options.host else options.host
-    sys.stderr.write(f"silo-mcp: serving {table.environment.name} on http://{shown}:{bound}/mcp\n")
-    sys.stderr.flush()
-    # uvicorn re-raises the SIGTERM it caught once it has shut down; exiting through Python
-    # (not the default handler) lets serve() close the sessions clients left open.
-    previous = signal.signal(signal.SIGTERM, _exit_cleanly)
-    config = uvicorn.Config(gate, log_level="critical", lifespan="on")
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        stop.set()
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _exit_cleanly(signum: int, frame: object) -> None:
-    raise SystemExit(0)
 
 
 def new_token() -> str:

@@ -318,7 +318,8 @@ def serve(
             anyio.run(_serve_stdio, server, table)
             _end_stdio(table, "closed")
         else:
-            from silo.integrations.mcp_http import HttpOptions, serve_http
+            from silo.integrations.mcp_host import serve_http
+            from silo.integrations.mcp_http import HttpOptions
 
             serve_http(server, table, http or HttpOptions())
     finally:
