@@ -33,8 +33,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from silo.errors import ConfigError
-from silo.integrations.episodes import EpisodeTable
+from silo.integrations.extras import require
+
+require("mcp", "mcp", "silo-mcp")
+
+from anyio import to_thread  # noqa: E402  (after the extra check, so a missing extra is one line)
+
+from silo.errors import ConfigError  # noqa: E402
+from silo.integrations.episodes import EpisodeTable  # noqa: E402
 
 __all__ = ["TOKEN_ENV", "Gate", "HttpOptions", "check_exposure", "is_loopback", "new_token"]
 
@@ -104,7 +110,11 @@ async def _no_body() -> Message:
 
 
 class Gate:
-    """The ASGI app in front of the SDK's: checks, episode URLs, caps, ends on DELETE."""
+    """The ASGI app in front of the SDK's: checks, episode URLs, caps, ends on DELETE.
+
+    Ending an episode grades and writes it, so that runs on a worker thread: the event loop
+    keeps serving the other clients meanwhile.
+    """
 
     def __init__(self, inner: App, table: EpisodeTable, options: HttpOptions) -> None:
         self.inner = inner
@@ -128,7 +138,7 @@ class Gate:
             return
         path, method = scope["path"].rstrip("/"), scope["method"]
         if path == "/episodes" and method == "POST":
-            handle = self.table.reserve()
+            handle = await to_thread.run_sync(self.table.reserve)
             base = f"{scope.get('scheme', 'http')}://{_header(scope, b'host') or 'localhost'}"
             await _reply(send, 201, {"episode": handle, "url": f"{base}/episodes/{handle}/mcp"})
             return
@@ -164,7 +174,7 @@ class Gate:
             await _reply(send, 404, {"error": "unknown episode; POST /episodes for a new one"})
             return
         if method == "DELETE":
-            session = self.table.close(handle, "ended by DELETE")
+            session = await to_thread.run_sync(self.table.close, handle, "ended by DELETE")
             done = session is not None and session.result is not None
             run_dir = session.run_dir if session is not None else None
             await _reply(send, 200, {"ended": done, "runDir": None if not done else str(run_dir)})
@@ -192,7 +202,7 @@ class Gate:
                 self._use(counted, -1)
         if sid is not None and scope["method"] == "DELETE":
             self._forget(sid)
-            self.table.close(sid, "ended by DELETE")
+            await to_thread.run_sync(self.table.close, sid, "ended by DELETE")
 
     async def _forward(
         self, scope: Scope, receive: Receive, send: Send, watch: bool = False
@@ -255,7 +265,7 @@ class Gate:
             return None
 
         await self.inner(delete, _no_body, discard)
-        self.table.close(sid, why)
+        await to_thread.run_sync(self.table.close, sid, why)
 
     def forget_idle(self, idle_s: float) -> None:
         """Stop tracking sessions idle for ``idle_s``: the SDK has ended them by then."""
