@@ -222,6 +222,10 @@ def test_http_server_survives_bad_requests_and_records_abandoned_sessions(
         (["env=crm", "transport=carrier-pigeon"], "transport must be stdio or http"),
         (["env=crm", "task=TASK-007", "user=nope"], 'unknown user "nope"'),
         (["env=crm", "task=TASK-007", "user=openai"], "user.model=<model name>"),
+        (["env=crm", "finish_result=maybe"], "finish_result must be recorded or grade"),
+        (["env=crm", "transport=http", "max_sessions=0"], "max_sessions must be a whole number"),
+        (["env=crm", "transport=http", "auth=env"], "auth=env needs the token in SILO_MCP_TOKEN"),
+        (["env=crm", "transport=http", "allowed_hosts=[1]"], "allowed_hosts must be a list"),
     ],
 )
 def test_bad_command_lines_are_one_line_and_exit_2(args: list[str], expected: str) -> None:
@@ -232,6 +236,7 @@ def test_bad_command_lines_are_one_line_and_exit_2(args: list[str], expected: st
         text=True,
         timeout=60,
         stdin=subprocess.DEVNULL,
+        env={k: v for k, v in os.environ.items() if k != "SILO_MCP_TOKEN"},
     )
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
