@@ -129,8 +129,10 @@ class Gate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection event (lifespan passes through)."""
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             await self.inner(scope, receive, send)
+            return
+        if scope["type"] != "http":  # websockets: nothing here speaks them, and none is checked
             return
         refusal = self._refusal(scope)
         if refusal is not None:
