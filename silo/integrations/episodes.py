@@ -251,10 +251,18 @@ class EpisodeTable:
         session = self._sessions.pop(handle, None)
         return [] if session is None else [session]
 
-    def close(self, handle: str, why: str = "closed") -> Session | None:
-        """End the handle's episode now (its client left); the session, recorded, if any."""
+    def close(self, handle: str, why: str = "closed", untouched: bool = False) -> Session | None:
+        """End the handle's episode now (its client left); the session, recorded, if any.
+
+        With ``untouched``, an episode id handed out by :meth:`reserve` whose client never
+        called a tool is recorded too (as a rollout of no calls, on the fixed task): whoever
+        asked for the episode learns that its client did nothing, rather than finding no run.
+        """
         with self._lock:
+            reserved = handle in self._reserved
             sessions = self._forget(handle)
+        if not sessions and untouched and reserved and self.spec.task is not None:
+            sessions = [self.spec.open(self.environment)]
         _close_all(sessions, why)
         return sessions[0] if sessions else None
 

@@ -191,8 +191,13 @@ class McpHost:
     def end_episode(
         self, episode_id: str, why: str = "ended by its harness"
     ) -> RolloutResult | None:
-        """End the episode (recorded as ``why`` unless it finished); its result, if it began."""
-        session = self.table.close(episode_id, why)
+        """End the episode (recorded as ``why`` unless it finished); its result.
+
+        An episode whose client never called a tool is recorded as a rollout of no calls (on a
+        server with a fixed task), so a harness that failed to reach silo-mcp still has a run.
+        None for an id never handed out, or already ended.
+        """
+        session = self.table.close(episode_id, why, untouched=True)
         return None if session is None else session.result
 
     def stop(self) -> None:

@@ -6,7 +6,8 @@ Contract: :class:`Gate` is the ASGI app in front of the SDK's (served by
 - ``POST /episodes``: a new episode, ``201 {"episode": <id>, "url": <base>/episodes/<id>/mcp}``.
   Every MCP request to that URL (any protocol era, stateless 2026-07-28 clients included, no
   custom header) is that one rollout. ``DELETE /episodes/<id>`` (or ``/episodes/<id>/mcp``)
-  ends it at once, recorded; an unknown id is 404.
+  ends it at once, recorded (one that never called a tool too, as a rollout of no calls); an
+  unknown id is 404.
 - ``/mcp``: a handshake-era session is one rollout (its ``mcp-session-id``), ended at once by
   the client's ``DELETE``; a request carrying ``x-silo-episode`` belongs to that episode.
 
@@ -176,7 +177,7 @@ class Gate:
             await _reply(send, 404, {"error": "unknown episode; POST /episodes for a new one"})
             return
         if method == "DELETE":
-            session = await to_thread.run_sync(self.table.close, handle, "ended by DELETE")
+            session = await to_thread.run_sync(self.table.close, handle, "ended by DELETE", True)
             done = session is not None and session.result is not None
             run_dir = session.run_dir if session is not None else None
             await _reply(send, 200, {"ended": done, "runDir": None if not done else str(run_dir)})

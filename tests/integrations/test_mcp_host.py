@@ -43,6 +43,8 @@ def test_each_episode_is_one_rollout_and_the_harness_ends_the_unfinished(
         finished = host.end_episode(done.id)  # already finished: its record, unchanged
         abandoned = host.end_episode(left.id)
         assert host.end_episode("never-handed-out") is None
+        untouched = host.end_episode(host.new_episode().id)  # its client never came: recorded
+        assert host.end_episode(left.id) is None  # ended already
     assert finished is not None and abandoned is not None
     assert finished.result["passed"] is True and finished.run_dir is not None
     expected = scripted_record("TASK-002", calls, answer, tmp_path / "b")
@@ -52,3 +54,5 @@ def test_each_episode_is_one_rollout_and_the_harness_ends_the_unfinished(
     ) == expected
     assert abandoned.result["terminationReason"] == "agent_error"
     assert abandoned.result["error"] == "the session was ended by its harness without finish()"
+    assert untouched is not None and untouched.result["toolCalls"] == 0
+    assert untouched.result["terminationReason"] == "agent_error"
