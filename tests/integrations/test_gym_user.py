@@ -16,7 +16,7 @@ import silo
 import silo.gym  # noqa: F401  (registers silo/Silo-v0)
 
 REPO = Path(__file__).resolve().parents[2]
-MESSAGE_USER = "silo.message_user"  # how the shared solver_steps fixture marks a message
+MESSAGE_USER = "silo_message_user"  # how the shared solver_steps fixture marks a message
 NOT_A_MESSAGE = "a message to the user is a non-empty string; nothing was sent"
 
 

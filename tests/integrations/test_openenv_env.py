@@ -28,7 +28,7 @@ from silo.integrations.openenv_env import create_openenv_app  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GROUP = 8  # rollouts of one prompt, as a GRPO group
-MESSAGE_USER = "silo.message_user"  # how the shared solver_steps fixture marks a message
+MESSAGE_USER = "silo_message_user"  # how the shared solver_steps fixture marks a message
 
 
 @pytest.fixture
