@@ -36,6 +36,7 @@ RUN_KEYS = (  # the top-level keys of silo-run's primary config (silo/_main/silo
     "budget",
     "user",
     "task",
+    "variant",
     "runs",
     "seed",
     "resume",
