@@ -9,7 +9,11 @@ from silo.jsonio import canonical
 from silo.loading.environment import load_environment
 from tests.environments.task_runs import PROJECT, run
 
-TEMPLATES = {"crm": ["TASK-010", "TASK-011", "TASK-012"]}
+TEMPLATES = {
+    "crm": ["TASK-010", "TASK-011", "TASK-012"],
+    "project": ["TASK-016", "TASK-017", "TASK-018"],
+    "erp": ["TASK-019", "TASK-020", "TASK-021"],
+}
 CASES = [(env, template) for env, ids in TEMPLATES.items() for template in ids]
 SAMPLE = range(100)
 
