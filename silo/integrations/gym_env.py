@@ -98,13 +98,18 @@ class SiloEnv(gym.Env[str, str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
-        """End any open episode and start a fresh rollout; observe instruction and tools."""
+        """End any open episode and start a fresh rollout; observe instruction and tools.
+
+        ``options={"task": "TASK-010#17"}`` rolls out that task or template instance this
+        episode instead of the environment's fixed one.
+        """
         super().reset(seed=seed)
         self._end_open_episode()
         spec = self.episode_spec
         if seed is not None:
             spec = replace(spec, seed=seed)
-        self._session = spec.open(self._environment)
+        chosen = (options or {}).get("task")
+        self._session = spec.open(self._environment, str(chosen) if chosen else None)
         self.last_result = None
         observation: dict[str, Any] = {
             "instruction": self._session.instruction,
