@@ -5,7 +5,7 @@ Contract: a task file with a ``template`` block is a :class:`Template`. The bloc
 of a function in the environment's exported ``generators``, called as ``fn(world, seed)`` with
 the initial world and the instance number, returning the parameters) or ``values`` (an
 explicit list of parameter objects, instance *n* being item *n*). ``{name}`` placeholders in
-the ``title``, ``instruction``, ``difficulty``, ``entities`` and ``user`` block are filled from
+the ``title``, ``instruction``, ``difficulty``, ``entities``, ``user`` block and ``rubric`` are filled from
 the parameters; a string that is exactly one placeholder takes the parameter's value as is
 (a number stays a number). The generator may return ``difficulty`` (easy|medium|hard), which
 the instance then carries: the template's difficulty knob.
@@ -50,7 +50,7 @@ Generator = Callable[[Mapping[str, Any], int], Mapping[str, Any]]
 """An environment's parameter generator: ``fn(initial_world, seed)`` → the parameters."""
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_FILLED = ("title", "instruction", "difficulty", "entities", "user")
+_FILLED = ("title", "instruction", "difficulty", "entities", "user", "rubric")
 
 
 @dataclass(frozen=True)

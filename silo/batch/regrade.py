@@ -12,13 +12,15 @@ and after, the checks whose outcome changed (by label; ``None`` where a check is
 side) and ``divergences``, the replay's ``replay_divergence`` events: a run whose replay
 diverged did not do what it did when it was graded, so it is listed apart (``diverged``), not
 counted as a flip or a steady verdict. The same budget, seed and task instance as recorded are
-used. A folder with no run is an :class:`~silo.errors.ArtifactError`.
+used. With ``judges``, each replay's task rubric is judged too (``judgement.json`` in the new
+run folder, cached under ``.silo/judge-cache``) and its counts are the row's ``judged``, apart
+from the checks. A folder with no run is an :class:`~silo.errors.ArtifactError`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,8 @@ from silo.agents.replay import ReplayAgent
 from silo.artifacts.run_folder import new_run_id
 from silo.batch.compare import resolve_folder
 from silo.errors import ArtifactError, SiloError
+from silo.judges.judgement import judge_run
+from silo.judges.rubric import Judge
 from silo.rollout.run import run_task
 
 __all__ = ["Regrade", "RegradeRow", "find_runs", "regrade"]
@@ -48,6 +52,8 @@ class RegradeRow:
     checks: list[dict[str, Any]] = field(default_factory=list)  # {label, before, after}
     divergences: int = 0
     error: str = ""
+    # judgement.json's counts when judges ran: passed, failed, abstained, agreement
+    judged: Mapping[str, Any] | None = None
 
     @property
     def status(self) -> str:
@@ -76,6 +82,7 @@ class RegradeRow:
             "checks": self.checks,
             "replayDivergences": self.divergences,
             "error": self.error,
+            **({"judged": dict(self.judged)} if self.judged is not None else {}),
         }
 
 
@@ -140,7 +147,12 @@ def _budget(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _replay(
-    run_dir: Path, source: Path, group_dir: Path, group_id: str, project: Path
+    run_dir: Path,
+    source: Path,
+    group_dir: Path,
+    group_id: str,
+    project: Path,
+    judges: Sequence[Judge] = (),
 ) -> RegradeRow:
     run, before = _read(run_dir / "run.json"), _read(run_dir / "result.json")
     config = run.get("config") or {}
@@ -168,6 +180,12 @@ def _replay(
     except SiloError as exc:
         return replace(base, error=exc.message)
     divergences = _divergences(rollout.run_dir)
+    judged = None
+    if judges and rollout.run_dir is not None:
+        document = judge_run(
+            rollout.run_dir, rollout.task, judges, project / ".silo" / "judge-cache"
+        )
+        judged = {k: document[k] for k in ("passed", "failed", "abstained", "agreement")}
     return replace(
         base,
         regraded=str(rollout.run_dir or ""),
@@ -175,6 +193,7 @@ def _replay(
         reward_after=rollout.reward,
         checks=_changed_checks(before, rollout.result),
         divergences=divergences,
+        judged=judged,
     )
 
 
@@ -186,7 +205,12 @@ def _divergences(run_dir: Path | None) -> int:
     return sum(json.loads(line).get("type") == "replay_divergence" for line in lines if line)
 
 
-def regrade(spec: str | Path, project: Path, out_dir: Path | None = None) -> Regrade:
+def regrade(
+    spec: str | Path,
+    project: Path,
+    out_dir: Path | None = None,
+    judges: Sequence[Judge] = (),
+) -> Regrade:
     """Replay and re-grade every run in ``spec`` (see the module docstring)."""
     source = resolve_folder(spec, project)
     runs = find_runs(source)
@@ -198,7 +222,7 @@ def regrade(spec: str | Path, project: Path, out_dir: Path | None = None) -> Reg
         )
     group_id = new_run_id("regrade")
     group_dir = out_dir or project / ".silo" / "runs" / group_id
-    rows = [_replay(run_dir, source, group_dir, group_id, project) for run_dir in runs]
+    rows = [_replay(run_dir, source, group_dir, group_id, project, judges) for run_dir in runs]
     result = Regrade(source, group_dir, rows)
     group_dir.mkdir(parents=True, exist_ok=True)
     (group_dir / "regrade.json").write_text(json.dumps(result.to_json(), indent=2) + "\n")

@@ -4,7 +4,8 @@ Contract: ``silo-regrade <folder> [out=<dir>] [format=text|json] [--json]
 [fail_on_flip=true|false]`` replays every finished run in a run, group or sweep folder (a path
 or a name under ``.silo/runs/``) on a fresh world, without its agent or model
 (:func:`silo.batch.regrade.regrade`), into a new group folder whose runs link to the originals
-(``regradeOf`` in ``run.json``), with ``regrade.json`` beside them. Text: the runs whose
+(``regradeOf`` in ``run.json``), with ``regrade.json`` beside them; ``judge=`` also grades
+each task's rubric items (:mod:`silo.judges`) and reports them apart from the checks. Text: the runs whose
 verdict flipped and the runs whose checks changed, each with the checks that changed, then the
 runs whose replay diverged, listed apart, then a count line. JSON: the ``regrade.json``
 document. Exit status 0; 1 with ``fail_on_flip=true`` when a verdict flipped or a replay
@@ -19,16 +20,19 @@ from pathlib import Path
 
 from silo.batch.regrade import Regrade, RegradeRow, regrade
 from silo.cli.args import UsageError, out, output_format, parse, parse_bool, run_command
+from silo.judges.judgement import resolve_judges
 from silo.loading.environment import find_project_dir
 
 __all__ = ["format_text", "main"]
 
 PROG = "silo-regrade"
-USAGE = f"""usage: {PROG} <folder> [out=<dir>] [format=text|json] [--json] [fail_on_flip=true|false]
+USAGE = f"""usage: {PROG} <folder> [out=<dir>] [judge=scripted|<pkg.module:factory>[,...]]
+       [format=text|json] [--json] [fail_on_flip=true|false]
 
 Replay every run in a run, group or sweep folder (a path or a name under .silo/runs/) on a
 fresh world and grade it with today's environment and verifiers, without the agent.
 out: the folder for the new runs (default .silo/runs/regrade_<time>_<id>).
+judge: grade each task's rubric items too (judgement.json), shown apart from the checks.
 fail_on_flip: exit 1 when a verdict flipped or a replay diverged (default: false).
 Exit status: 0 re-graded, 1 a flip (with fail_on_flip=true), 2 a usage mistake."""
 
@@ -40,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(words: list[str]) -> int:
-    args = parse(words, ("format", "out", "fail_on_flip"), ("--json",), positionals=len(words))
+    keys = ("format", "out", "fail_on_flip", "judge")
+    args = parse(words, keys, ("--json",), positionals=len(words))
     if args.help:
         out(USAGE)
         return 0
@@ -51,7 +56,11 @@ def _main(words: list[str]) -> int:
             f"give one folder to re-grade (got {len(args.positionals)}): {PROG} <folder>"
         )
     target = args.values.get("out")
-    done = regrade(args.positionals[0], find_project_dir(), Path(target) if target else None)
+    choices = [j for j in args.values.get("judge", "").split(",") if j]
+    judges = resolve_judges(choices)
+    done = regrade(
+        args.positionals[0], find_project_dir(), Path(target) if target else None, judges
+    )
     out(json.dumps(done.to_json(), indent=2) if fmt == "json" else format_text(done))
     return 1 if fail_on_flip and (done.of("flipped") or done.of("diverged")) else 0
 
@@ -90,6 +99,18 @@ def format_text(done: Regrade) -> str:
         for row in diverged:
             lines += _row(row, "DIVERGED")
             lines.append(f"    {row.divergences} replay_divergence events in {row.regraded}")
+    judged = [row for row in done.rows if row.judged is not None]
+    if judged:
+        total = {k: sum(int(r.judged[k]) for r in judged if r.judged) for k in ("passed", "failed")}
+        lines.append(
+            f"judged items (apart from the checks): {total['passed']} pass, {total['failed']} "
+            f"fail over {len(judged)} runs"
+        )
+        for row in judged:
+            if row.judged and row.judged["failed"]:
+                lines.append(
+                    f"  JUDGED FAIL  {row.environment}/{row.task}  {row.judged['failed']} item(s)"
+                )
     for row in done.of("error"):
         lines.append(f"ERROR     {row.environment}/{row.task}  {row.agent}: {row.error}")
     counts = done.to_json()["counts"]

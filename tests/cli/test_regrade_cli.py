@@ -98,3 +98,19 @@ def test_a_folder_without_runs_is_one_line(tmp_path: Path) -> None:
     proc = _run(tmp_path, "silo-regrade", "empty")
     assert proc.returncode == 2
     assert "holds no finished run" in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_judges_grade_the_rubric_apart_from_the_checks(recorded: Path) -> None:
+    proc = _run(recorded, "silo-regrade", "runs/sweep", "judge=scripted", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["runs"]
+    judged = {row["task"]: row["judged"] for row in rows}
+    assert judged["TASK-011#0"] == {"passed": 2, "failed": 0, "abstained": 0, "agreement": 1.0}
+    assert judged["TASK-010#0"]["passed"] == 0  # no rubric on that template
+    assert all(row["status"] == "same" for row in rows)  # checks and verdicts as recorded
+    for row in rows:
+        assert (Path(row["regraded"]) / "judgement.json").is_file()
+    text = _run(recorded, "silo-regrade", "runs/sweep", "judge=scripted")
+    assert "judged items (apart from the checks): 12 pass, 0 fail over 12 runs" in text.stdout
+    refused = _run(recorded, "silo-regrade", "runs/sweep", "judge=openai")
+    assert refused.returncode == 2 and "model judges are not available" in refused.stderr
