@@ -38,6 +38,7 @@ class Plan:
     runs_dir: Path
     max_concurrency: int = 1
     cpu_affinity: str = "auto"
+    judges: tuple[str, ...] = ()  # judge=: graders of the tasks' rubric items, after the runs
 
 
 def _positive_int(value: Any, key: str, minimum: int = 1) -> int:
@@ -120,7 +121,20 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         runs_dir=Path(str(cfg.get("runs_dir") or project / ".silo" / "runs")),
         max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
         cpu_affinity=checked_policy(cfg.get("cpu_affinity", "auto")),
+        judges=_judges(cfg.get("judge")),
     )
+
+
+def _judges(spec: Any) -> tuple[str, ...]:
+    """``judge=`` as judge choices, each checked now (one line before any rollout)."""
+    from silo.judges.judgement import resolve_judges
+
+    if spec is None:
+        return ()
+    items = list(spec) if type(spec).__name__ == "ListConfig" or isinstance(spec, list) else [spec]
+    choices = tuple(str(c).strip() for item in items for c in str(item).split(",") if c.strip())
+    resolve_judges(choices)
+    return choices
 
 
 def variant_numbers(spec: Any, template: str, seed: int, count: int | None) -> list[int]:

@@ -37,6 +37,7 @@ RUN_KEYS = (  # the top-level keys of silo-run's primary config (silo/_main/silo
     "user",
     "task",
     "variant",
+    "judge",
     "runs",
     "seed",
     "resume",
