@@ -117,11 +117,11 @@ class Report:
         }
 
     def to_text(self) -> str:
-        """One line per finding, then ``OK``/``FAILED`` with the counts."""
+        """One line per finding, ``OK``/``FAILED`` with the counts, then each template's size."""
         lines = [f"{f.level.upper()}  {f.code}  {f.message}" for f in self.findings]
-        lines += [f"TEMPLATE  {t}  {n} distinct instances" for t, n in self.instances.items()]
         counts = " ".join(f"{k}={v}" for k, v in self.counts.items())
         lines.append(f"{'OK' if self.ok else 'FAILED'}  {self.environment}  {counts}")
+        lines += [f"TEMPLATE  {t}  {n} distinct instances" for t, n in self.instances.items()]
         return "\n".join(lines)
 
 
