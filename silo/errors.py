@@ -170,6 +170,8 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("compare_folder_not_found", ArtifactError, "silo-compare was given a missing folder"),
     ("compare_bad_rollout", ArtifactError, "a folder holds files that are not a Silo rollout"),
     ("compare_no_rollouts", ArtifactError, "a folder holds no finished rollout"),
+    ("regrade_no_runs", ArtifactError, "silo-regrade was given a folder with no finished run"),
+    ("regrade_run_unreadable", ArtifactError, "a recorded run's run.json or result.json is bad"),
     ("view_not_a_run", ArtifactError, "silo-view was given a folder that is no run or group"),
     ("view_out_folder_missing", ArtifactError, "the report's folder does not exist"),
     ("view_would_overwrite", ArtifactError, "the report would replace a file it did not write"),

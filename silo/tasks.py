@@ -6,7 +6,8 @@ Contract: a task file is a JSON object with non-empty strings ``id``, ``title``,
 become the reward, default the environment's); ``entities`` and any other keys are kept for humans and verifiers but never
 shown to the agent. An optional ``user`` block makes the task a conversation (:class:`UserSpec`:
 a persona, a goal, the opening message the agent receives, facts revealed only when asked, and
-how the user ends). Every problem raises :class:`~silo.errors.TaskError` naming the file and the
+how the user ends). A file with a ``template`` block is a template of many tasks
+(:mod:`silo.variants`), not loaded here. Every problem raises :class:`~silo.errors.TaskError` naming the file and the
 fix.
 """
 
@@ -21,7 +22,16 @@ from typing import Any
 from silo.errors import TaskError
 from silo.verifiers import REWARD_MODES
 
-__all__ = ["DIFFICULTIES", "Task", "UserFact", "UserSpec", "load_tasks", "parse_user"]
+__all__ = [
+    "DIFFICULTIES",
+    "Task",
+    "UserFact",
+    "UserSpec",
+    "load_tasks",
+    "parse_task",
+    "parse_user",
+    "read_task_file",
+]
 
 DIFFICULTIES = ("easy", "medium", "hard", "unspecified")
 _REQUIRED = ("id", "title", "instruction", "verifierId")
@@ -44,6 +54,10 @@ class Task:
     source: str = field(default="", compare=False)
     # The parsed ``user`` block (also kept raw in ``extra``); None: not a conversation.
     user: UserSpec | None = field(default=None, compare=False)
+    # An instance of a template (see silo.variants): its parameters, template id and number.
+    params: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    template_id: str = ""
+    variant: int | None = None
 
     @property
     def reward(self) -> str | None:
@@ -65,6 +79,11 @@ class Task:
             "verifierId": self.verifier_id,
             "difficulty": self.difficulty,
             **self.extra,
+            **(
+                {"template": self.template_id, "variant": self.variant, "params": dict(self.params)}
+                if self.template_id
+                else {}
+            ),
         }
 
 
@@ -196,15 +215,22 @@ def parse_user(raw: Any, source: str) -> UserSpec:
     )
 
 
-def _load_one(path: Path, source: str, found: dict[str, Task]) -> Task:
+def read_task_file(path: Path, source: str) -> Any:
+    """The JSON in task file ``path``; invalid JSON raises ``task_invalid`` naming ``source``."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise TaskError(
             "task_invalid",
             f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             "fix the file",
         ) from None
+
+
+def _load_one(path: Path, source: str, found: dict[str, Task]) -> Task | None:
+    raw = read_task_file(path, source)
+    if isinstance(raw, dict) and "template" in raw:
+        return None
     task = parse_task(raw, source)
     if task.id in found:
         raise TaskError(
@@ -218,7 +244,7 @@ def _load_one(path: Path, source: str, found: dict[str, Task]) -> Task:
 def load_tasks(
     tasks_dir: Path, env_name: str, on_error: Callable[[TaskError], None] | None = None
 ) -> dict[str, Task]:
-    """All tasks of an environment, sorted by id.
+    """All fixed tasks of an environment (templates are :mod:`silo.variants`'), sorted by id.
 
     A bad file raises :class:`~silo.errors.TaskError`; with ``on_error`` it is reported there and skipped,
     so a validator can list every bad file at once.
@@ -229,6 +255,8 @@ def load_tasks(
     for path in sorted(tasks_dir.glob("*.json")):
         try:
             task = _load_one(path, f"environments/{env_name}/tasks/{path.name}", found)
+            if task is None:
+                continue  # a template: silo.variants.load_templates reads it
         except TaskError as exc:
             if on_error is None:
                 raise

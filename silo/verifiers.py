@@ -93,6 +93,11 @@ class VerifierContext:
     conversation: Sequence[Mapping[str, str]] = ()
 
     @property
+    def params(self) -> Mapping[str, Any]:
+        """The parameters of a template's instance (``TASK-010#17``); empty for a fixed task."""
+        return self.task.params
+
+    @property
     def told_user(self) -> str:
         """Every message the agent sent the user, one per line: what an answer task may grade."""
         return "\n".join(m.get("text", "") for m in self.conversation if m.get("role") == "agent")

@@ -2,8 +2,8 @@
 Supply.
 
 Contract (what Silo loads): ``create_state()`` builds a fresh world from ``data/``,
-``bind_tools(state)`` returns the tools an agent may call on it, and ``verifiers`` lists how each
-task in ``tasks/`` is graded.
+``bind_tools(state)`` returns the tools an agent may call on it, ``verifiers`` lists how each
+task in ``tasks/`` is graded, and ``generators`` make the parameters of its templated tasks.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from silo import Tool, Verifier
 
 from .state import create_state
 from .tools import ALL_TOOLS
+from .variants import generators
 from .verifiers import VERIFIERS
 
-__all__ = ["bind_tools", "create_state", "verifiers"]
+__all__ = ["bind_tools", "create_state", "generators", "verifiers"]
 
 verifiers: list[Verifier] = list(VERIFIERS)
 

@@ -188,7 +188,30 @@ def close_cancelled_order_invoice(task: str, call: Call) -> str:
     return f"Confirmed no receipts on {po}; cancelled {invoice}: {reason}"
 
 
+def set_credit_limit(task: str, call: Call) -> str:
+    """TASK-020 (template): set the named customer's credit limit to the stated amount."""
+    customer = first(r"\(customer (CUS-\d+)\)", task)
+    limit = float(first(r"credit limit to \$([\d,]+)", task).replace(",", ""))
+    call("update_customer", {"actorId": _actor(task), "customerId": customer, "creditLimit": limit})
+    return f"{customer} now has a credit limit of ${limit:,.0f}."
+
+
+def adjust_stock(task: str, call: Call) -> str:
+    """TASK-021 (template): adjust the stated stock row by the stated signed quantity."""
+    args = {
+        "actorId": _actor(task),
+        "productId": first(r"\(product (PRD-\d+)\)", task),
+        "warehouseId": first(r"in warehouse (WH-\d+)", task),
+        "quantityChange": int(first(r"on-hand stock by (-?\d+) units", task)),
+        "reason": "Cycle count correction",
+    }
+    call("adjust_inventory", args)
+    return f"Adjusted {args['productId']} in {args['warehouseId']} by {args['quantityChange']}."
+
+
 ROUTES: list[tuple[str, Callable[[str, Call], str]]] = [
+    ("set its credit limit to", set_credit_limit),
+    ("Adjust the on-hand stock by", adjust_stock),
     ("change its payment terms", update_terms),
     ("Block the vendor", block_vendor),
     ("single largest overdue balance", hold_largest_debtor),

@@ -1,4 +1,4 @@
-"""Verifiers for the eighteen ERP tasks: the registry.
+"""Verifiers for the eighteen ERP tasks and the templates TASK-020/021: the registry.
 
 Contract: :data:`VERIFIERS` holds one verifier per task, ``VER-nnn`` for ``TASK-nnn``. Each
 check function grades ``(final, initial, context)`` by inspecting the worlds, never the
@@ -20,6 +20,7 @@ from . import verifiers_finance as finance
 from . import verifiers_invoices as invoices
 from . import verifiers_p2p as p2p
 from . import verifiers_records as records
+from . import verifiers_variants as variants
 
 __all__ = ["VERIFIERS"]
 
@@ -60,5 +61,7 @@ VERIFIERS = [
             "Invoice against a cancelled order closed out",
             finance.cancelled_order_closed,
         ),
+        ("TASK-020", "Customer credit limit set (template)", variants.credit_limit_set),
+        ("TASK-021", "Stock adjusted by the stated quantity (template)", variants.stock_adjusted),
     ]
 ]

@@ -230,7 +230,37 @@ def report_work_left(task: str, call: Call) -> str:
     )
 
 
+def log_hours(task: str, call: Call) -> str:
+    """TASK-016 (template): log the stated hours on the quoted item as the acting member."""
+    hours = float(first_match(r"log ([\d.]+) hours", task))
+    item = _quoted_item(call, task)
+    call("log_time", {"actorId": _actor(task), "workItemId": item["id"], "hours": hours})
+    return f"Logged {_number(hours)} hours on {item['id']}."
+
+
+def set_due_date(task: str, call: Call) -> str:
+    """TASK-017 (template): set the quoted item's due date to the stated day."""
+    day = first_match(r"due on (\d{4}-\d{2}-\d{2})", task)
+    item = _quoted_item(call, task)
+    call(
+        "set_work_item_due_date",
+        {"actorId": _actor(task), "workItemId": item["id"], "dueDate": day},
+    )
+    return f"{item['id']} is due on {day}."
+
+
+def leave_comment(task: str, call: Call) -> str:
+    """TASK-018 (template): comment on the quoted item in the stated words."""
+    body = task.split("says exactly: ", 1)[1].strip()
+    item = _quoted_item(call, task)
+    call("add_comment", {"actorId": _actor(task), "workItemId": item["id"], "body": body})
+    return f"Commented on {item['id']}."
+
+
 ROUTES: list[tuple[str, Callable[[str, Call], str]]] = [
+    ("hours of work you did today", log_hours),
+    ("work item due on", set_due_date),
+    ("that says exactly:", leave_comment),
     ("has passed review", sign_off),
     ("finish whatever it is waiting for", land_with_dependencies),
     ("has left the company", rehome_work),

@@ -1,8 +1,9 @@
-"""The registry of the fifteen project-tracking verifiers.
+"""The registry of the project-tracking verifiers (fifteen tasks and three templates).
 
 Contract: :data:`VERIFIERS` pairs each task (``TASK-NNN``) with verifier ``VER-NNN`` and a name
 saying what it proves. The grading logic lives in :mod:`work_verifiers` (tasks that change the
-world) and :mod:`report_verifiers` (tasks that answer a question).
+world), :mod:`report_verifiers` (tasks that answer a question) and :mod:`variant_verifiers`
+(the templates' instances).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from silo import Verifier, define_verifier
 
 from . import report_verifiers as reports
+from . import variant_verifiers as variants
 from . import work_verifiers as work
 
 _GRADERS = [
@@ -28,6 +30,9 @@ _GRADERS = [
     ("Over-capacity member reported", reports.over_committed),
     ("Backlog size reported", reports.backlog_size),
     ("Sprint closed with work left reported", reports.closed_with_work_left),
+    ("Hours logged on a work item (template)", variants.time_logged),
+    ("Due date set on a work item (template)", variants.due_date_set),
+    ("Comment left on a work item (template)", variants.comment_left),
 ]
 
 VERIFIERS: list[Verifier] = [

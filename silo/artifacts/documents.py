@@ -35,6 +35,7 @@ __all__ = [
     "StateDiffDocument",
     "SummaryDocument",
     "SummaryRow",
+    "TemplateSummaryRow",
     "ToolCallEvent",
     "ToolResultEvent",
     "TraceEvent",
@@ -248,6 +249,20 @@ class AgentSummaryRow(TypedDict):
     passHatK: dict[str, float]
 
 
+class TemplateSummaryRow(TypedDict):
+    """One task template x agent: its instances pooled, pass^k averaged over the instances."""
+
+    environment: str
+    template: str
+    agent: str
+    instances: int
+    runs: int
+    passes: int
+    passRate: float
+    meanReward: float
+    passHatK: dict[str, float]
+
+
 class InfraErrorRecord(TypedDict):
     """A line of ``infra-errors.jsonl``: a point that could not start."""
 
@@ -269,6 +284,8 @@ class SummaryDocument(TypedDict):
     infraErrors: list[InfraErrorRecord]
     rows: list[SummaryRow]
     agents: list[AgentSummaryRow]
+    # Only when the group ran instances of task templates (TASK-010#17): one row per template.
+    templates: NotRequired[list[TemplateSummaryRow]]
 
 
 _Document = TypeVar("_Document")

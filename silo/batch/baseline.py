@@ -4,7 +4,9 @@ Contract:
 
 * A golden is ``<baselines>/<env>/<agent>/<TASK>.<kind>.json`` for the kinds ``result`` and
   ``state-diff``, plus ``state-changes`` and ``tool-events`` when a :class:`Target` pins them
-  (the config pins ``state-changes`` by default). Its text is exactly
+  (the config pins ``state-changes`` by default), and ``instance`` for an instance of a task
+  template (``TASK-010#3``: its template, number and parameters, so an instance the generator
+  now makes differently is a DRIFT of its own). Its text is exactly
   what the rollout's artifact would hold (:func:`silo.jsonio.pretty`), so two rollouts of a
   deterministic agent give the same bytes. ``tool-events`` are the trace's ``tool_call`` and
   ``tool_result`` events without ``at`` and ``durationMs``.
@@ -63,7 +65,8 @@ __all__ = [
 BASE_KINDS = ("result", "state-diff")
 STATE_CHANGES = "state-changes"
 TOOL_EVENTS = "tool-events"
-_ALL_KINDS = (*BASE_KINDS, STATE_CHANGES, TOOL_EVENTS)
+INSTANCE = "instance"  # a template instance's template, number and parameters
+_ALL_KINDS = (*BASE_KINDS, STATE_CHANGES, TOOL_EVENTS, INSTANCE)
 _DROPPED_EVENT_KEYS = ("at", "durationMs")
 _MAX_LINES = 40  # explanation lines per file; the rest are counted
 _MAX_VALUE = 120  # characters of one value in an explanation line
@@ -207,6 +210,11 @@ def require_deterministic(target: Target, project: Path) -> None:
             )
 
 
+def kinds_of(target: Target, task: str) -> tuple[str, ...]:
+    """The kinds pinned for ``task``: the target's, and ``instance`` for a template's instance."""
+    return (*target.kinds, INSTANCE) if "#" in task else target.kinds
+
+
 def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str, Any] | str:
     """The golden documents of one in-memory rollout, or the message of why it could not start."""
     try:
@@ -217,6 +225,11 @@ def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str
         "result": rollout.result,
         "state-diff": rollout.state_diff,
         STATE_CHANGES: rollout.state_changes,
+        INSTANCE: {
+            "template": rollout.task.template_id,
+            "variant": rollout.task.variant,
+            "params": dict(rollout.task.params),
+        },
     }
     if TOOL_EVENTS in kinds:
         values[TOOL_EVENTS] = tool_events(rollout.trace_lines)
@@ -246,7 +259,8 @@ def _stale(target: Target, project: Path, baselines_dir: Path) -> Iterator[Golde
     folder = target.folder(baselines_dir)
     if not folder.is_dir():
         return
-    known = load_environment(target.env, project).tasks
+    environment = load_environment(target.env, project)
+    known = {*environment.tasks, *_pinned_instances(environment, folder)}
     found: dict[str, list[str]] = {}  # task -> its golden files
     for path in sorted(folder.glob("*.json")):
         for kind in _ALL_KINDS:
@@ -264,6 +278,15 @@ def _stale(target: Target, project: Path, baselines_dir: Path) -> Iterator[Golde
             yield GoldenOutcome("STALE", *here, (f"{STATE_CHANGES}.json",), note=note)
 
 
+def _pinned_instances(environment: Any, folder: Path) -> set[str]:
+    """The golden instance ids (``TASK-010#3``) whose template still exists."""
+    return {
+        path.name.split(".", 1)[0]
+        for path in folder.glob("*#*.json")
+        if path.name.split("#", 1)[0] in environment.templates
+    }
+
+
 def check_goldens(
     target: Target, project: Path, baselines_dir: Path, max_concurrency: int = 1
 ) -> Iterator[GoldenOutcome]:
@@ -273,11 +296,13 @@ def check_goldens(
     """
     folder = target.folder(baselines_dir)
     goldens_of = {
-        p.task: {k: _read(folder / f"{p.task}.{k}.json") for k in target.kinds}
+        p.task: {k: _read(folder / f"{p.task}.{k}.json") for k in kinds_of(target, p.task)}
         for p in target.points
     }
     rerun = [p for p in target.points if any(v is not None for v in goldens_of[p.task].values())]
-    reruns = ordered_map(lambda p: _documents_of(p, target.kinds, project), rerun, max_concurrency)
+    reruns = ordered_map(
+        lambda p: _documents_of(p, kinds_of(target, p.task), project), rerun, max_concurrency
+    )
     for point in target.points:
         here = (target.env, target.agent_label, point.task)
         goldens = goldens_of[point.task]
@@ -308,7 +333,7 @@ def record_goldens(target: Target, project: Path, baselines_dir: Path) -> Iterat
     folder = target.folder(baselines_dir)
     for point in target.points:
         here = (target.env, target.agent_label, point.task)
-        documents = _documents_of(point, target.kinds, project)
+        documents = _documents_of(point, kinds_of(target, point.task), project)
         if isinstance(documents, str):
             yield GoldenOutcome("ERROR", *here, lines=(documents,))
             continue

@@ -5,7 +5,9 @@ depth, plus every ``resumed.jsonl`` and ``infra-errors.jsonl``) and returns the 
 document: one row per task × agent (runs, passes, pass rate, mean reward, mean tool calls,
 termination reasons, token usage summed over the runs, pass^k for k = 1..n) and one row per agent with pass^k
 averaged over tasks, using the unbiased estimator C(c, k) / C(n, k) for c passes out of n
-trials. Infrastructure failures are counted apart. Everything is read from disk, so it works the
+trials. Instances of a task template (``TASK-010#17``) are rows of their own, and are also
+pooled per template × agent under ``templates`` (:mod:`silo.batch.template_rows`; the key is
+absent when the group ran none). Infrastructure failures are counted apart. Everything is read from disk, so it works the
 same under any launcher.
 
 "Agent" means who answered, not only the agent's label: a run whose ``run.json`` records an
@@ -39,6 +41,7 @@ from silo.artifacts.documents import (
     SummaryRow,
     read_document,
 )
+from silo.batch.template_rows import template_rows
 from silo.jsonio import remove_if_stale
 
 __all__ = [
@@ -251,7 +254,7 @@ def summarize(group_dir: Path) -> SummaryDocument:
     agents = agent_rows(rows)
     infra = cast(list[InfraErrorRecord], _group_records(group_dir, "infra-errors.jsonl"))
     total = sum(row["runs"] for row in rows)
-    return {
+    summary: SummaryDocument = {
         "group": group_dir.name,
         "rollouts": total,
         "passed": sum(r["passes"] for r in rows),
@@ -260,6 +263,10 @@ def summarize(group_dir: Path) -> SummaryDocument:
         "rows": rows,
         "agents": agents,
     }
+    templates = template_rows(rows)
+    if templates:
+        summary["templates"] = templates
+    return summary
 
 
 def _shown_ks(n: int) -> set[int]:
@@ -293,6 +300,13 @@ def format_table(summary: SummaryDocument) -> str:
         shown = _shown_ks(len(agent["passHatK"]))
         ks = " ".join(f"k={k}:{v:.2f}" for k, v in agent["passHatK"].items() if int(k) in shown)
         lines.append(f"pass^k {agent['agent']:<{width}} over {agent['tasks']} task(s): {ks}")
+    for pooled in summary.get("templates", []):
+        ks = " ".join(f"k={k}:{v:.2f}" for k, v in pooled["passHatK"].items())
+        lines.append(
+            f"template {pooled['template']} {pooled['agent']} over {pooled['instances']} "
+            f"instance(s): rate {pooled['passRate']:.2f} reward {pooled['meanReward']:.2f} "
+            f"pass^k {ks}"
+        )
     infra = summary["infraErrors"]
     if infra:
         lines.append(f"{len(infra)} point(s) could not start (infrastructure, not agent failures):")

@@ -27,6 +27,7 @@ __all__ = [
     "silo_init",
     "silo_ls",
     "silo_mcp",
+    "silo_regrade",
     "silo_run",
     "silo_validate",
     "silo_view",
@@ -86,3 +87,4 @@ silo_view = _script("silo-view", "silo.cli.view")
 silo_env = _script("silo-env", "silo.cli.env")
 silo_mcp = _script("silo-mcp", "silo.cli.mcp")
 silo_export = _script("silo-export", "silo.cli.export")
+silo_regrade = _script("silo-regrade", "silo.cli.regrade")

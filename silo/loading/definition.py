@@ -3,19 +3,22 @@
 Contract: :class:`Manifest` is ``silo.environment.json`` as read (defaults when absent);
 :class:`Environment` is a definition — name, folder, tasks, verifiers and the entrypoint's
 ``create_state``/``bind_tools`` — and holds no worlds of its own: whoever runs rollouts keeps
-the worlds (see :mod:`silo.world.pool`).
+the worlds (see :mod:`silo.world.pool`). Its templates' instances (``TASK-010#17``) are made
+on first use from one initial world it keeps for that, and kept, since they never change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
 from silo.tasks import Task
 from silo.tools import Tool
+from silo.variants import Template, instance_count, instantiate, split_instance_id
 from silo.verifiers import Verifier
 
 __all__ = ["DEFAULT_ENTRYPOINT", "MANIFEST", "Environment", "Manifest"]
@@ -57,25 +60,62 @@ class Environment:
     bind_tools: Callable[[Any], list[Tool]]
     verifiers: dict[str, Verifier]
     package: str
+    templates: dict[str, Template] = field(default_factory=dict)
+    # The entrypoint's ``generators``: name -> fn(initial_world, seed) -> parameters.
+    generators: Mapping[str, Any] = field(default_factory=dict)
+    _instances: dict[str, Task] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _world: list[Any] = field(default_factory=list, init=False, repr=False, compare=False)
+    _lock: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
 
     def reward_mode(self, task: Task) -> str:
         """How ``task``'s checks become its reward: the task's choice, else the manifest's."""
         return task.reward or self.manifest.reward
 
     def task(self, task_id: str) -> Task:
-        """The task ``task_id``; an unknown id raises :class:`TaskError` listing the known ones."""
-        if not self.tasks:
+        """The task ``task_id``, or an instance ``TASK-010#17`` of a template.
+
+        A template's id alone names its instance #0. An unknown id raises :class:`TaskError`
+        listing the known ones.
+        """
+        if not self.tasks and not self.templates:
             raise TaskError(
                 "no_tasks", f'environment "{self.name}" has no tasks; add tasks/<ID>.json files'
             )
-        try:
-            return self.tasks[task_id]
-        except KeyError:
-            known = ", ".join(self.tasks)
-            raise TaskError(
-                "task_not_found",
-                f'unknown task "{task_id}" in environment "{self.name}"; known: {known}',
-            ) from None
+        base, number = split_instance_id(task_id)
+        if number is None and base in self.tasks:
+            return self.tasks[base]
+        if base in self.templates:
+            return self.instance(base, number or 0)
+        known = ", ".join([*self.tasks, *(f"{t}#<n>" for t in self.templates)])
+        raise TaskError(
+            "task_not_found",
+            f'unknown task "{task_id}" in environment "{self.name}"; known: {known}',
+        )
+
+    def initial_world(self) -> Any:
+        """The initial world generators read (made once; never handed to a rollout)."""
+        with self._lock:
+            if not self._world:
+                self._world.append(self.create_state())
+            return self._world[0]
+
+    def instance(self, template_id: str, number: int) -> Task:
+        """Instance ``number`` of template ``template_id`` (made once, then kept)."""
+        key = f"{template_id}#{number}"
+        found = self._instances.get(key)
+        if found is None:
+            found = instantiate(
+                self.templates[template_id], number, self.initial_world(), self.generators
+            )
+            with self._lock:
+                self._instances[key] = found
+        return found
+
+    def instance_count(self, template_id: str) -> int | None:
+        """How many distinct instances template ``template_id`` makes, when known."""
+        return instance_count(self.templates[template_id], self.initial_world(), self.generators)
 
     def verifier_for(self, task: Task) -> Verifier:
         """The verifier ``task`` names; one the entrypoint does not export is a TaskError."""

@@ -4,7 +4,8 @@ Contract: an environment folder holds an optional manifest ``silo.environment.js
 ``template``, ``templateVersion``, ``entrypoint`` = ``./env.py`` by default, ``tools``,
 ``idPatterns``, ``reward``: ``weighted`` or ``binary`` for its tasks), a Python
 entrypoint inside the folder exporting ``create_state()``, ``bind_tools(state)`` and
-``verifiers``, ``data/*.json`` and ``tasks/*.json``. :func:`read_environment` checks the
+``verifiers`` (and ``generators`` when task templates name them), ``data/*.json`` and
+``tasks/*.json`` (tasks and task templates). :func:`read_environment` checks the
 manifest, every task file and the entrypoint's exports in that order. Without ``on_problem`` it
 raises the first problem as a :class:`~silo.errors.SiloError` subclass naming the file and the
 fix; with ``on_problem`` it hands over each problem and goes on, returning whatever it could
@@ -40,6 +41,7 @@ from silo.loading.project import (
 from silo.schema.check import schema_mistake
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
+from silo.variants import Template, load_templates
 from silo.verifiers import REWARD_MODES, Verifier
 
 __all__ = [
@@ -137,12 +139,14 @@ class EnvironmentParts:
     root: Path
     manifest: Manifest
     tasks: dict[str, Task]
+    templates: dict[str, Template]
     entry: Path | None = None
     package: str = ""
     create_state: Callable[[], Any] | None = None
     bind_tools: Callable[[Any], list[Tool]] | None = None
     verifiers: list[Verifier] | None = None
     declared_verifiers: int = 0
+    generators: Mapping[str, Any] | None = None
 
     @property
     def name(self) -> str:
@@ -166,6 +170,8 @@ class EnvironmentParts:
             bind_tools=self.bind_tools,
             verifiers={v.id: v for v in self.verifiers},
             package=self.package,
+            templates=self.templates,
+            generators=self.generators or {},
         )
 
 
@@ -184,7 +190,10 @@ def read_environment(root: Path, on_problem: OnProblem | None = None) -> Environ
         problem(exc)
         manifest = Manifest(name=label)
     tasks = load_tasks(root / "tasks", label, on_error=None if on_problem is None else problem)
-    parts = EnvironmentParts(root, manifest, tasks)
+    templates = load_templates(
+        root / "tasks", label, tasks, on_error=None if on_problem is None else problem
+    )
+    parts = EnvironmentParts(root, manifest, tasks, templates)
     entry = (root / manifest.entrypoint).resolve()
     if not entry.is_relative_to(root):
         problem(
@@ -226,6 +235,16 @@ def _read_exports(module: Any, parts: EnvironmentParts, where: str, problem: OnP
                     "runtime_contract_invalid", f"{where} does not export {attr}(); {_FIX}"
                 )
             )
+    generators = getattr(module, "generators", {})
+    if isinstance(generators, Mapping) and all(callable(g) for g in generators.values()):
+        parts.generators = generators
+    else:
+        problem(
+            EnvironmentLoadError(
+                "runtime_contract_invalid",
+                f"{where}: generators must map names to functions fn(world, seed) -> parameters",
+            )
+        )
     raw = getattr(module, "verifiers", None)
     if isinstance(raw, Mapping):
         raw = list(raw.values())

@@ -18,6 +18,8 @@ Contract: :func:`run_deep_checks` adds these findings (errors but one) to a repo
 * ``tool_leaks_state`` — a tool's ``run`` returns an object that is part of the live state.
   Tools are called on a fresh state with the inputs the solver used (replayed in order, task by
   task), and with ``{}`` when that is valid input for a tool the solver never called.
+* the instances ``#0`` to ``#instance_sample-1`` of every task template are checked like tasks
+  (and compared, see :mod:`silo.validate.templates`).
 * ``world_not_reset`` — after the rollouts, the pooled world differs from a fresh
   ``create_state()`` (the rollback missed a change).
 
@@ -45,6 +47,7 @@ from silo.rollout.core import SHARED_WORLDS
 from silo.rollout.run import Budget, RolloutResult, run_task
 from silo.schema.validator import validator_for
 from silo.tasks import Task
+from silo.validate.templates import sample_instances
 
 if TYPE_CHECKING:
     from silo.validate.report import Report
@@ -63,6 +66,7 @@ class DeepOptions:
     time_limit_s: float | None = None
     progress: Callable[[str], None] | None = None
     deadline: float = float("inf")  # set when the checks start (monotonic seconds)
+    instance_sample: int = 5  # instances #0..#n-1 of each task template are checked like tasks
 
     def start(self) -> None:
         """Start the clock of :attr:`time_limit_s` (once: one limit for the whole validation)."""
@@ -113,8 +117,9 @@ def _run_tasks(
     solver: Any,
     recorded: list[Calls],
 ) -> None:
-    rollout = _Rollouts(env, project, report, options)
-    for task in env.tasks.values():
+    instances = sample_instances(env, report, options.instance_sample)
+    rollout = _Rollouts(env, project, report, options, len(env.tasks) + len(instances))
+    for task in [*env.tasks.values(), *instances]:
         if solver is not None:
             first = rollout(task, solver, "solver")
             if first is not None:
@@ -149,10 +154,10 @@ class _Rollouts:
     """Runs the deep checks' rollouts one by one under the options' budget and time limit."""
 
     def __init__(
-        self, env: Environment, project: Path, report: Report, options: DeepOptions
+        self, env: Environment, project: Path, report: Report, options: DeepOptions, tasks: int
     ) -> None:
         self.env, self.project, self.report, self.options = env, project, report, options
-        self.total = len(env.tasks) * 3
+        self.total = tasks * 3
         self.started = 0
 
     def __call__(self, task: Task, agent: Any, label: str) -> RolloutResult | None:

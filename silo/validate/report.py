@@ -2,7 +2,7 @@
 
 Contract: :func:`validate_environment` returns a :class:`Report` —
 ``{environment, ok, findings: [{level, code, message}], counts: {data, tasks, tools,
-verifiers}}`` — where ``ok`` means no error-level finding. Unlike the loader, which stops at
+verifiers[, templates]}[, instances: {template: distinct instances}]}`` — where ``ok`` means no error-level finding. Unlike the loader, which stops at
 the first problem, the validator reads the manifest, every data file, every task file and the
 raw exports itself and reports every problem it finds. Only a missing environment raises
 (:class:`SiloError` ``environment_not_found``). Finding codes, in the order they are emitted:
@@ -28,6 +28,8 @@ tool_schema_invalid         error    an input schema is not Draft 2020-12 or not
 verifier_duplicate_id       error    two verifiers share an id
 verifier_orphan             warning  a verifier grades a task that does not exist
 verifier_unused             warning  no task names the verifier, or its restated task names another
+template_invalid            error    (deep) a template's instance cannot be made
+template_instances_repeat   error    (deep) two sampled instances of a template are the same
 task_verifier_unresolved    error    a task names a verifier that is not exported
 verifier_task_mismatch      error    a task names a verifier that grades another task
 task_unknown_id             warning  an instruction names a record id the initial world lacks
@@ -85,6 +87,8 @@ class Report:
     counts: dict[str, int] = field(
         default_factory=lambda: {"data": 0, "tasks": 0, "tools": 0, "verifiers": 0}
     )
+    # Distinct instances each task template can make (deep checks; see silo.validate.templates).
+    instances: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -110,13 +114,15 @@ class Report:
             "ok": self.ok,
             "findings": [f.to_json() for f in self.findings],
             "counts": dict(self.counts),
+            **({"instances": dict(self.instances)} if self.instances else {}),
         }
 
     def to_text(self) -> str:
-        """One line per finding, then ``OK``/``FAILED`` with the counts."""
+        """One line per finding, ``OK``/``FAILED`` with the counts, then each template's size."""
         lines = [f"{f.level.upper()}  {f.code}  {f.message}" for f in self.findings]
         counts = " ".join(f"{k}={v}" for k, v in self.counts.items())
         lines.append(f"{'OK' if self.ok else 'FAILED'}  {self.environment}  {counts}")
+        lines += [f"TEMPLATE  {t}  {n} distinct instances" for t, n in self.instances.items()]
         return "\n".join(lines)
 
 
@@ -142,6 +148,8 @@ def validate_environment(
     parts = loaded.parts
     report.environment = parts.name
     report.counts["tasks"] = len(parts.tasks)
+    if parts.templates:
+        report.counts["templates"] = len(parts.templates)
     check_runtime(loaded, report)
     check_wiring(loaded, report)
     check_task_ids(parts, report)

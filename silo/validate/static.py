@@ -245,7 +245,16 @@ def check_wiring(loaded: Loaded, report: Report) -> None:
                 f'{task.source}: verifier "{grader.id}" grades task "{grader.task_id}", not '
                 f'"{task.id}"; point verifierId at this task\'s verifier',
             )
+    for template in parts.templates.values():
+        if template.verifier_id not in by_id:
+            known = ", ".join(by_id) or "none"
+            report.error(
+                "task_verifier_unresolved",
+                f'{template.source}: verifierId "{template.verifier_id}" is not among the '
+                f"exported verifiers (known: {known}); export it or fix the id",
+            )
     named = {task.verifier_id for task in parts.tasks.values()}
+    named |= {template.verifier_id for template in parts.templates.values()}
     for verifier in by_id.values():
         if not verifier.task_id and verifier.id not in named:
             report.warn(

@@ -83,7 +83,8 @@ def test_probe_takes_every_tool_path() -> None:
 
 def test_every_task_has_its_verifier(erp: silo.Environment) -> None:
     assert sorted(erp.tasks) == TASKS
-    assert {t.verifier_id for t in erp.tasks.values()} == set(erp.verifiers)
+    named = [*erp.tasks.values(), *erp.templates.values()]
+    assert {t.verifier_id for t in named} == set(erp.verifiers)
     assert erp.verifiers["VER-017"].name == "Full procure-to-pay cycle completed"
 
 
@@ -92,7 +93,8 @@ def test_validates_clean_with_deep_checks() -> None:
     # Weighted rewards (the goldens'): the no-op agent's floor is reported as a warning only.
     found = [(f.code, f.message) for f in report.findings if f.code != "noop_rewarded"]
     assert found == [] and report.ok
-    assert report.counts == {"data": 26, "tasks": 18, "tools": 185, "verifiers": 18}
+    assert report.counts == {"data": 26, "tasks": 18, "tools": 185, "verifiers": 20, "templates": 3}
+    assert report.instances == {"TASK-019": 120, "TASK-020": 217, "TASK-021": 390}
 
 
 def test_the_docs_list_every_tool_once(erp: silo.Environment) -> None:

@@ -33,7 +33,8 @@ def test_inventory(project_env: Any, project_tools: Any) -> None:
     assert len(project_tools) == 54
     assert set(project_tools) == set(MUTATIONS) | set(READS)
     assert {n for n, t in project_tools.items() if t.read_only} == set(READS)
-    assert len(project_env.tasks) == 15 and len(project_env.verifiers) == 15
+    assert len(project_env.tasks) == 15 and len(project_env.verifiers) == 18
+    assert sorted(project_env.templates) == ["TASK-016", "TASK-017", "TASK-018"]
     assert len(list((PROJECT_DIR / "data").glob("*.json"))) == 9
 
 
@@ -189,4 +190,5 @@ def test_silo_validate_is_clean_with_deep_checks() -> None:
     report = silo.validate_environment("project", project_dir=PROJECT_DIR.parents[1], deep=True)
     # Weighted rewards (the goldens'): the no-op agent's floor is reported as a warning only.
     assert {(f.level, f.code) for f in report.findings} <= {("warning", "noop_rewarded")}
-    assert report.counts == {"data": 9, "tasks": 15, "tools": 54, "verifiers": 15}
+    assert report.counts == {"data": 9, "tasks": 15, "tools": 54, "verifiers": 18, "templates": 3}
+    assert report.instances == {"TASK-016": 192, "TASK-017": 228, "TASK-018": 504}

@@ -87,6 +87,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
             _say(exc.message)
             return 2
         print_rollout(result, project)
+        _judge(plan, result.run_dir, project)
         if result.environment_error:  # the environment failed, not the agent
             _say(f"{result.environment_error}; fix the environment's code")
             return 2
@@ -127,11 +128,22 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         print(
             f"{task} {plan.points[0].agent_label if plan.points else ''}: {passes}/{len(outcomes)} passed"
         )
+    _judge(plan, group_dir, project)
     if any(o.infra_error for o in outcomes):  # could not start, or a verifier raised
         return 2
     if failed and plan.fail_on_error:
         return 1
     return 0
+
+
+def _judge(plan: Any, folder: Path | None, project: Path) -> None:
+    """With ``judge=``, grade the runs' rubric items and print them apart from the checks."""
+    if not plan.judges or folder is None:
+        return
+    from silo.batch.judging import judge_folder, judged_line
+    from silo.judges.judgement import resolve_judges
+
+    print(judged_line(judge_folder(folder, project, resolve_judges(plan.judges))))
 
 
 def _rel(path: Path, project: Path) -> str:

@@ -16,10 +16,11 @@ from typing import Any
 from silo.batch.point import Point, expand_tasks
 from silo.batch.sweep import concurrency
 from silo.errors import ConfigError
-from silo.loading.environment import load_environment
+from silo.loading.environment import Environment, load_environment
 from silo.rollout.placement import checked_policy
 from silo.rollout.run import Budget
 from silo.users.resolve import resolve_user
+from silo.variants import instance_id, random_instance
 
 __all__ = ["Plan", "plan_from_config"]
 
@@ -37,6 +38,7 @@ class Plan:
     runs_dir: Path
     max_concurrency: int = 1
     cpu_affinity: str = "auto"
+    judges: tuple[str, ...] = ()  # judge=: graders of the tasks' rubric items, after the runs
 
 
 def _positive_int(value: Any, key: str, minimum: int = 1) -> int:
@@ -94,9 +96,10 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         raise ConfigError("config_invalid", f"seed must be a whole number, got {seed!r}")
     tasks = []
     for part in str(task_spec).split(","):
-        for task_id in expand_tasks(part.strip(), environment.tasks):
-            environment.task(task_id)  # one-line error listing the known ids
-            tasks.append(task_id)
+        for task_id in expand_tasks(part.strip(), [*environment.tasks, *environment.templates]):
+            for instance in instances(environment, task_id, cfg.get("variant"), seed):
+                environment.task(instance)  # one-line error listing the known ids
+                tasks.append(instance)
     label = agent_label(agent_choice, agent)
     user_cfg = cfg.get("user")
     user = dict(user_cfg) if isinstance(user_cfg, Mapping) else user_cfg
@@ -118,4 +121,45 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         runs_dir=Path(str(cfg.get("runs_dir") or project / ".silo" / "runs")),
         max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
         cpu_affinity=checked_policy(cfg.get("cpu_affinity", "auto")),
+        judges=_judges(cfg.get("judge")),
     )
+
+
+def _judges(spec: Any) -> tuple[str, ...]:
+    """``judge=`` as judge choices, each checked now (one line before any rollout)."""
+    from silo.judges.judgement import resolve_judges
+
+    if spec is None:
+        return ()
+    items = list(spec) if type(spec).__name__ == "ListConfig" or isinstance(spec, list) else [spec]
+    choices = tuple(str(c).strip() for item in items for c in str(item).split(",") if c.strip())
+    resolve_judges(choices)
+    return choices
+
+
+def variant_numbers(spec: Any, template: str, seed: int, count: int | None) -> list[int]:
+    """The instance numbers ``variant=`` names: ``17``, ``0-99``, ``random`` or a list of them."""
+    if spec is None:
+        return [0]
+    if isinstance(spec, (list, tuple)) or type(spec).__name__ == "ListConfig":
+        return [n for item in spec for n in variant_numbers(item, template, seed, count)]
+    if isinstance(spec, int) and not isinstance(spec, bool) and spec >= 0:
+        return [spec]
+    text = str(spec).strip()
+    if text == "random":
+        return [random_instance(template, seed, count)]
+    first, dash, last = text.partition("-")
+    if first.isdigit() and (not dash or last.isdigit()) and int(last or first) >= int(first):
+        return list(range(int(first), int(last or first) + 1))
+    raise ConfigError(
+        "config_invalid",
+        f"variant must be an instance number (17), a range (0-99), random or a list, got {spec!r}",
+    )
+
+
+def instances(environment: Environment, task_id: str, variant: Any, seed: int) -> list[str]:
+    """The task ids ``task_id`` stands for: itself, or the instances ``variant`` names."""
+    if task_id not in environment.templates:
+        return [task_id]
+    count = environment.instance_count(task_id) if variant == "random" else None
+    return [instance_id(task_id, n) for n in variant_numbers(variant, task_id, seed, count)]

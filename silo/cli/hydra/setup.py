@@ -36,6 +36,8 @@ RUN_KEYS = (  # the top-level keys of silo-run's primary config (silo/_main/silo
     "budget",
     "user",
     "task",
+    "variant",
+    "judge",
     "runs",
     "seed",
     "resume",

@@ -1,0 +1,44 @@
+"""Judging the runs of a folder after they ran: ``silo-run judge=...``'s last step.
+
+Contract: :func:`judge_folder` has the judges grade the rubric of every finished run in a run,
+group or sweep folder whose task has one, writing each run's ``judgement.json``
+(:func:`silo.judges.judge_run`, cached under ``<project>/.silo/judge-cache``), and returns the
+counts ``{"runs", "passed", "failed", "abstained"}`` over the judged items — reported apart
+from the checks, which judging never changes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from silo.batch.regrade import find_runs
+from silo.judges.judgement import judge_run
+from silo.judges.rubric import Judge, rubric_items
+from silo.loading.environment import load_environment
+
+__all__ = ["judge_folder", "judged_line"]
+
+
+def judge_folder(folder: Path, project: Path, judges: Sequence[Judge]) -> dict[str, int]:
+    """Judge every run in ``folder`` whose task has a rubric; the summed counts."""
+    counts = {"runs": 0, "passed": 0, "failed": 0, "abstained": 0}
+    for run_dir in find_runs(folder):
+        run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        task = load_environment(run["environment"], project).task(run["taskId"])
+        if not rubric_items(task):
+            continue
+        document = judge_run(run_dir, task, judges, project / ".silo" / "judge-cache")
+        counts["runs"] += 1
+        for key in ("passed", "failed", "abstained"):
+            counts[key] += int(document[key])
+    return counts
+
+
+def judged_line(counts: dict[str, int]) -> str:
+    """The line ``silo-run`` prints under its report: judged items, apart from the checks."""
+    return (
+        f"judged items (apart from the checks): {counts['passed']} pass, {counts['failed']} "
+        f"fail, {counts['abstained']} abstain over {counts['runs']} run(s)"
+    )

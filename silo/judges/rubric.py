@@ -1,0 +1,134 @@
+"""Rubric items, what a judge reads about a run, and the verdict it gives.
+
+Contract: a task file's ``rubric`` is a list of objects ``{"id", "assertion", "about",
+"scripted"?}``: ``about`` is ``conversation`` (the messages with the simulated user),
+``answer`` (the agent's final output) or ``changes`` (``state-diff.json``); ``scripted`` holds
+the rules the scripted judge applies (see :mod:`silo.judges.scripted`). In a template the
+rubric's placeholders are filled like the instruction's. :func:`material_of` reads a run
+folder into the :class:`Material` every judge is given; its :meth:`Material.digest` (with the
+item's) keys the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from silo.errors import TaskError
+from silo.jsonio import canonical
+from silo.tasks import Task
+
+__all__ = ["ABOUT", "Judge", "Material", "RubricItem", "Verdict", "material_of", "rubric_items"]
+
+ABOUT = ("conversation", "answer", "changes")
+
+
+@dataclass(frozen=True)
+class RubricItem:
+    """One assertion a judge grades: its id, text, what it is about and scripted rules."""
+
+    id: str
+    assertion: str
+    about: str
+    scripted: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The item as the task file states it."""
+        return {"id": self.id, "assertion": self.assertion, "about": self.about,
+                **({"scripted": dict(self.scripted)} if self.scripted else {})}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's grade of one item: ``pass``, ``fail`` or ``abstain``, and why."""
+
+    verdict: str
+    reason: str
+    model: str | None = None
+    usage: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Material:
+    """What a judge reads: the conversation, the answer, the state diff and the tool calls."""
+
+    conversation: tuple[Mapping[str, Any], ...]  # {"role", "text", "seq"}, the opening first
+    answer: str
+    state_diff: Mapping[str, Any]
+    tool_calls: tuple[Mapping[str, Any], ...]  # {"tool", "seq"}
+
+    def digest(self) -> str:
+        """A hash of everything here: equal material, equal digest, in any process."""
+        text = canonical(
+            {
+                "conversation": list(self.conversation),
+                "answer": self.answer,
+                "stateDiff": dict(self.state_diff),
+                "toolCalls": list(self.tool_calls),
+            }
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Judge(Protocol):
+    """What grades rubric items: a callable with a name, a model (or None) and determinism."""
+
+    name: str
+    model: str | None
+    deterministic: bool
+
+    def __call__(self, item: RubricItem, material: Material) -> Verdict:
+        """The verdict on ``item`` from ``material``."""
+        ...
+
+
+def rubric_items(task: Task) -> list[RubricItem]:
+    """The task's rubric items; a malformed rubric raises ``task_invalid`` naming the file."""
+    raw = task.extra.get("rubric", [])
+    where = f"{task.source}: rubric"
+    if not isinstance(raw, list):
+        raise TaskError("task_invalid", f"{where} must be a list of objects")
+    items = []
+    for index, entry in enumerate(raw):
+        ok = isinstance(entry, Mapping) and all(
+            isinstance(entry.get(k), str) and entry.get(k) for k in ("id", "assertion")
+        )
+        if not ok or entry.get("about", "conversation") not in ABOUT:
+            raise TaskError(
+                "task_invalid", f"{where}[{index}] needs an id, an assertion and about: "
+                "conversation, answer or changes",
+            )  # fmt: skip
+        scripted = entry.get("scripted", {})
+        items.append(
+            RubricItem(
+                entry["id"],
+                entry["assertion"],
+                entry.get("about", "conversation"),
+                scripted if isinstance(scripted, Mapping) else {},
+            )  # fmt: skip
+        )
+    return items
+
+
+def material_of(run_dir: Path) -> Material:
+    """The :class:`Material` of a finished run folder."""
+    conversation, calls, answer = [], [], ""
+    for line in (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines():
+        event = json.loads(line) if line else {}
+        kind = event.get("type")
+        if kind == "user_message":
+            conversation.append(
+                {"role": event.get("role"), "text": event.get("text", ""), "seq": event["seq"]}
+            )
+        elif kind == "tool_call":
+            calls.append({"tool": event.get("tool"), "seq": event["seq"]})
+        elif kind == "agent_output":
+            output = event.get("output")
+            answer = output if isinstance(output, str) else canonical(output)
+    diff_path = run_dir / "state-diff.json"
+    diff = json.loads(diff_path.read_text(encoding="utf-8")) if diff_path.is_file() else {}
+    return Material(tuple(conversation), answer, diff, tuple(calls))
