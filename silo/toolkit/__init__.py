@@ -12,6 +12,7 @@ build on; each module has one job:
 * :mod:`silo.toolkit.paging`: one page size for a listing's schema and its window;
 * :mod:`silo.toolkit.facts`: loading ``data/*.json`` into a fresh world;
 * :mod:`silo.toolkit.records`: ids minted from a sequences table, the append-only audit log;
+* :mod:`silo.toolkit.writes`: write tools, with the acting-user check and the audit row in one place;
 * :mod:`silo.toolkit.registry`: the check that a tool list names each tool once;
 * :mod:`silo.toolkit.solving`: a scripted solver's strict tool caller and instruction reading.
 
@@ -59,6 +60,7 @@ from silo.toolkit.schema import (
     text,
 )
 from silo.toolkit.solving import Call, SolverError, ToolCaller, first_match, strict_caller
+from silo.toolkit.writes import Writes
 
 __all__ = [
     "DATE_PATTERN",
@@ -79,6 +81,7 @@ __all__ = [
     "State",
     "ToolCaller",
     "View",
+    "Writes",
     "acting_record",
     "actor_id",
     "apply_changes",
