@@ -6,8 +6,9 @@ declares one :class:`Writes`. :meth:`Writes.input` builds a write tool's input s
 actor field first and required; :meth:`Writes.tool` builds the tool so that the actor is checked
 (unknown: ``not_found``, deactivated: ``not_allowed``) before the tool's body runs, which is why
 a body neither repeats the check nor can forget it; :meth:`Writes.audit` appends the row of a
-change made by the call's actor. The body keeps the plain ``run(state, args)`` shape of
-:func:`silo.define_tool`, so a write tool is an ordinary tool with one guard in front.
+change made by the call's actor, and :meth:`actor_of` hands the body the actor's record. The
+body keeps the plain ``run(state, args)`` shape of :func:`silo.define_tool`, so a write tool is
+an ordinary tool with one guard in front.
 """
 
 from __future__ import annotations
@@ -69,6 +70,11 @@ class Writes:
         """The call's actor: a known, active member of :attr:`people`, or a refusal."""
         return acting_record(state, self.people, args[self.field], self.kind, self.hint)
 
+    def actor_of(self, state: Mapping[str, Any], args: Mapping[str, Any]) -> Record:
+        """The call's actor, read inside a write tool's body (where :meth:`tool` checked it)."""
+        actor: Record = state[self.people][args[self.field]]
+        return actor
+
     def audit(
         self,
         state: dict[str, Any],
@@ -78,5 +84,5 @@ class Writes:
         entity_id: str,
         details: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Append the audit row of a change the call's actor made (see :meth:`AuditTrail.record`)."""
+        """Append the audit row of a change the call's actor made (see ``AuditTrail.record``)."""
         return self.trail.record(state, args[self.field], action, entity_type, entity_id, details)
