@@ -13,9 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit.guards import Args
-from silo.toolkit.results import snapshot
-from silo.toolkit.schema import integer, obj, text
+from silo.toolkit import Args, integer, obj, snapshot, text
 
 from .common import State, fetch, page
 from .schema import INSTANT_PATTERN, listing, record_id

@@ -15,14 +15,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, apply_changes, changes, non_blank
-from silo.toolkit.results import filtered, snapshot
-from silo.toolkit.schema import choice, integer, obj, text
+from silo.toolkit import (
+    Args,
+    apply_changes,
+    changes,
+    choice,
+    filtered,
+    integer,
+    non_blank,
+    obj,
+    snapshot,
+    text,
+)
 
 from ..domain import budgets as rules
 from ..domain.money import round2
 from ..state import mint_id, now_instant
-from .common import State, acting_user, active_user, audit, fetch, page
+from .common import WRITES, State, active_user, audit, fetch, page
 from .crud import list_tool
 from .schema import BUDGET_STATUSES, acting_on, actor, amount, by_id, money, reason, record_id
 from .views import budget_view
@@ -79,7 +88,7 @@ def _check_budget_availability(state: State, args: Args) -> dict[str, Any]:
 
 
 def _money_move(state: State, args: Args, action: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
+    WRITES.acting(state, args)
     budget = rules.budget_of(state, args["budgetId"])
     text_reason = non_blank(args["reason"], "reason")
     value = float(args["amount"])
@@ -106,7 +115,6 @@ def _record_budget_spend(state: State, args: Args) -> dict[str, Any]:
 
 
 def _update_budget(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     budget = rules.budget_of(state, args["budgetId"])
     updates = changes(args, ("allocated", "status", "name"))
     floor = round2(float(budget["committed"]) + float(budget["spent"]))
@@ -125,7 +133,6 @@ def _update_budget(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_budget(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     department = fetch(state, "departments", args["departmentId"])
     owner = active_user(state, str(args.get("ownerId", department["managerId"])), "budget owner")
     name = non_blank(args["name"], "name")
@@ -213,7 +220,7 @@ TOOLS: list[Tool] = [
         acting_on("budget", "budgetId", BUD_ID, **MOVE),
         _record_budget_spend,
     ),
-    define_tool(
+    WRITES.tool(
         "update_budget",
         "Change a budget's allocation (never below committed + spent), name or status.",
         obj(
@@ -229,7 +236,7 @@ TOOLS: list[Tool] = [
         ),
         _update_budget,
     ),
-    define_tool(
+    WRITES.tool(
         "create_budget",
         "Create an active budget for a department (owner defaults to the department manager).",
         obj(

@@ -4,7 +4,8 @@ Contract: the guards turn semantically bad input into :class:`silo.ToolError` re
 conventional codes (``not_found`` for unknown ids, ``not_allowed`` for deactivated actors,
 ``invalid_state`` for a record whose status forbids the action, ``invalid_input`` for
 impossible dates, blank text or empty updates, ``conflict`` for no-op updates and duplicates),
-so tool bodies read as the happy path. Every guard runs before a tool writes anything, which
+so tool bodies read as the happy path. :data:`WRITES` owns the acting-user check and the audit
+row. Every guard runs before a tool writes anything, which
 is how a refused call leaves the world untouched. Tools take the generic readers and listing
 helpers (blank text, empty or no-op updates, search terms, the equality filter, the
 case-insensitive match, detached copies) from :mod:`silo.toolkit`; what names the ERP's
@@ -19,10 +20,10 @@ from datetime import date
 from typing import Any
 
 from silo import ToolError, toolkit
-from silo.toolkit import Args, Record, acting_record, find_record, require_active
+from silo.toolkit import Args, Record, Writes, find_record, require_active
 
-from ..state import record_audit
-from .schema import PAGING
+from ..state import AUDIT
+from .schema import PAGING, actor
 
 State = dict[str, Any]
 
@@ -60,10 +61,16 @@ def fetch(state: Mapping[str, Any], collection: str, record_id: str) -> Record:
     return find_record(state, collection, record_id, label, lister)
 
 
-def acting_user(state: Mapping[str, Any], actor_id: str) -> Record:
-    """The user performing a change; unknown or deactivated users are refused."""
-    hint = "pass the id of the person acting (USR-001 ...)"
-    return acting_record(state, "users", actor_id, "user", hint)
+WRITES = Writes(
+    AUDIT,
+    actor(),
+    people="users",
+    kind="user",
+    hint="pass the id of the person acting (USR-001 ...)",
+)
+"""The ERP's write tools: ``actorId`` names an active user, and each change is audited. Tools
+whose actor check sits in a shared helper (``finance.acted_on``, ``parties.update`` ...) are
+still built with ``define_tool`` and call :meth:`Writes.acting` there."""
 
 
 def active_user(state: Mapping[str, Any], user_id: str, role: str) -> Record:
@@ -99,7 +106,7 @@ def audit(
     The entity type is the part of ``action`` before the dot (``vendor.blocked`` -> vendor).
     """
     entity_type = action.split(".", 1)[0]
-    record_audit(state, args["actorId"], action, entity_type, record["id"], details)
+    WRITES.audit(state, args, action, entity_type, record["id"], details)
 
 
 page = PAGING.page

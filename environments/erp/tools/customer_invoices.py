@@ -16,15 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, non_blank
-from silo.toolkit.schema import choice, day, obj
+from silo.toolkit import Args, choice, day, non_blank, obj
 
 from ..domain.approvals import require_authority
 from ..domain.documents import due_date, line_of, outstanding
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import finance, receivables
-from .common import State, acting_user, audit, fetch, parse_day
+from .common import WRITES, State, audit, fetch, parse_day
 from .crud import get_tool, list_tool, search_tool
 from .lines import product_lines, reprice
 from .receivables import OPEN, billed_units, customer_invoice_view, shown, unbilled
@@ -88,7 +87,6 @@ def _free_lines(state: State, given: list[Args] | None) -> list[dict[str, Any]]:
 
 
 def _create(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     so = fetch(state, "salesOrders", args["salesOrderId"]) if "salesOrderId" in args else None
     if so is not None:
         if so["status"] in ("draft", "cancelled"):
@@ -216,7 +214,7 @@ TOOLS: list[Tool] = [
         view=customer_invoice_view,
         example="CINV-403",
     ),
-    define_tool(
+    WRITES.tool(
         "create_customer_invoice",
         "Draft a customer invoice. With salesOrderId, omitted lines bill every shipped unit "
         "not yet billed, at the order's prices; without, give customerId and lines.",

@@ -15,16 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, non_blank
-from silo.toolkit.results import snapshot, sorted_by_id
-from silo.toolkit.schema import choice, day, flag, obj, text
+from silo.toolkit import Args, choice, day, flag, non_blank, obj, snapshot, sorted_by_id, text
 
 from ..domain import approvals, budgets
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import finance
 from .cash_flows import new_payment
-from .common import State, acting_user, active_user, audit, page, parse_day
+from .common import WRITES, State, active_user, audit, page, parse_day
 from .crud import get_tool, list_tool
 from .schema import (
     EXPENSE_STATUSES,
@@ -47,7 +45,6 @@ NEXT_STEP = {
 
 
 def _create(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     employee = active_user(state, str(args.get("employeeId", args["actorId"])), "employee")
     budget = budgets.budget_of(state, args["budgetId"])
     parse_day(args["expenseDate"], "expenseDate")
@@ -182,7 +179,7 @@ TOOLS: list[Tool] = [
     get_tool(
         "get_expense", "One expense claim.", "expenses", "expense", "expenseId", example="EXP-002"
     ),
-    define_tool(
+    WRITES.tool(
         "create_expense",
         "Draft an expense claim for an employee (default: the acting user) on a budget.",
         obj(

@@ -26,7 +26,7 @@ from ..domain import approvals
 from ..domain.documents import is_overdue, outstanding
 from ..domain.money import round2
 from ..state import days_between, today
-from .common import State, acting_user, fetch, require_status
+from .common import WRITES, State, fetch, require_status
 
 __all__ = [
     "AGING_BUCKETS",
@@ -176,7 +176,7 @@ def acted_on(
             deactivated actor, ``invalid_state`` when the record's status is not in ``allowed``
             (``None`` accepts any status).
     """
-    acting_user(state, args["actorId"])
+    WRITES.acting(state, args)
     record = fetch(state, collection, args[field])
     if allowed is not None:
         require_status(record, allowed, verb)

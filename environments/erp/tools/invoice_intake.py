@@ -14,14 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, non_blank
-from silo.toolkit.schema import day, obj, text
+from silo.toolkit import Args, day, non_blank, obj, text
 
 from ..domain.documents import due_date, line_of
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import payables
-from .common import State, acting_user, audit, fetch, parse_day
+from .common import WRITES, State, audit, fetch, parse_day
 from .lines import product_lines, reprice
 from .schema import actor, amount, line_id, lines, long_text, quantity, record_id
 
@@ -101,7 +100,7 @@ def _free_lines(state: State, given: list[Args] | None) -> list[dict[str, Any]]:
 
 
 def _create(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
+    WRITES.acting(state, args)
     po: dict[str, Any] | None = None
     if "purchaseOrderId" in args:
         po = fetch(state, "purchaseOrders", args["purchaseOrderId"])

@@ -16,14 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit.guards import Args, non_blank
-from silo.toolkit.results import snapshot, sorted_by_id
-from silo.toolkit.schema import Schema, obj, text
+from silo.toolkit import Args, Schema, non_blank, obj, snapshot, sorted_by_id, text
 
 from ..domain import approvals
-from ..state import mint_id, record_audit
+from ..state import mint_id
 from . import finance, payables
-from .common import State, audit, page, require_status
+from .common import WRITES, State, audit, page, require_status
 from .crud import get_tool
 from .invoice_blocks import FIX_WITH
 from .schema import acting_on, actor, listing, long_text, reason, record_id
@@ -54,9 +52,7 @@ def _run_match(state: State, args: Args) -> dict[str, Any]:
     invoice["matchId"] = match["id"]
     invoice["status"] = "exception" if problems else "matched"
     details = {"matchId": match["id"], "status": match["status"]}
-    record_audit(
-        state, args["actorId"], "three_way_match.run", "vendor_invoice", invoice["id"], details
-    )
+    WRITES.audit(state, args, "three_way_match.run", "vendor_invoice", invoice["id"], details)
     return snapshot({**match, "vendorInvoiceStatus": invoice["status"], "total": invoice["total"]})
 
 

@@ -16,16 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, non_blank
-from silo.toolkit.results import snapshot
-from silo.toolkit.schema import Schema, choice, obj, text
+from silo.toolkit import Args, Schema, choice, non_blank, obj, snapshot, text
 
 from ..domain import approvals
 from ..domain.documents import apply_payment, outstanding
 from ..domain.money import round2
 from . import cash_flows, finance
 from .cash_flows import INVOICE_COLLECTIONS, METHOD, new_payment
-from .common import State, acting_user, audit, fetch, require_status
+from .common import WRITES, State, audit, fetch, require_status
 from .crud import get_tool, list_tool
 from .schema import (
     PAYMENT_METHODS,
@@ -57,7 +55,6 @@ def _payable_invoice(state: State, invoice_id: str, wanted: float | None) -> tup
 
 
 def _create(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     invoice, pay = _payable_invoice(state, args["vendorInvoiceId"], args.get("amount"))
     allocations = [{"invoiceId": invoice["id"], "amount": pay}]
     payment = new_payment(state, args, ("vendor", invoice["vendorId"]), allocations)
@@ -185,7 +182,7 @@ TOOLS: list[Tool] = [
         "paymentId",
         example="PAY-003",
     ),
-    define_tool(
+    WRITES.tool(
         "create_vendor_payment",
         "Raise a draft payment of an approved or part-paid vendor invoice. amount defaults to "
         "everything still payable and may not exceed it. Then submit, approve and complete it.",

@@ -17,15 +17,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, apply_changes, changes, non_blank
-from silo.toolkit.results import snapshot
-from silo.toolkit.schema import day, obj
+from silo.toolkit import Args, apply_changes, changes, day, non_blank, obj, snapshot
 
 from ..domain import approvals, budgets
 from ..domain.money import round2
 from ..state import add_days, mint_id, today
 from . import po_reads
-from .common import State, acting_user, active_user, audit, fetch
+from .common import WRITES, State, active_user, audit, fetch
 from .lines import line_schema, product_lines, reprice
 from .po_rules import PO_ID, open_invoices, po_in_status
 from .rfq_rules import eligible_vendor
@@ -84,7 +82,6 @@ def _linked_requisition(
 
 
 def _create_purchase_order(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     vendor = eligible_vendor(state, args["vendorId"], "new purchase orders")
     lines, quotation = _quoted_lines(state, args)
     requisition = _linked_requisition(state, args, quotation)
@@ -280,7 +277,7 @@ ORDER_FIELDS = {
 
 TOOLS: list[Tool] = [
     *po_reads.LOOKUPS,
-    define_tool(
+    WRITES.tool(
         "create_purchase_order",
         "Create a draft PO for an active, unblocked vendor, from lines or by copying an "
         "accepted quotation. Linking an approved requisition marks it converted and takes over "

@@ -16,16 +16,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, non_blank
-from silo.toolkit.results import snapshot, sorted_by_id
-from silo.toolkit.schema import choice, obj
+from silo.toolkit import Args, choice, non_blank, obj, snapshot, sorted_by_id
 
 from ..domain import stock
 from ..domain.documents import is_late, line_of, recompute_po_status
 from ..domain.stock import StockChange
 from ..state import mint_id
 from . import discrepancies
-from .common import State, acting_user, audit, fetch, page, require_status
+from .common import WRITES, State, audit, fetch, page, require_status
 from .crud import get_tool, list_tool
 from .po_rules import DISCREPANCIES_BY_RECEIPT, RECEIPTS_BY_PO, po_in_status
 from .schema import (
@@ -141,7 +139,6 @@ def _receive_goods(state: State, args: Args) -> dict[str, Any]:
 
 
 def _cancel_goods_receipt(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     receipt = fetch(state, "goodsReceipts", args["goodsReceiptId"])
     require_status(receipt, ("posted",), "cancelled")
     po = state["purchaseOrders"][receipt["purchaseOrderId"]]
@@ -248,7 +245,7 @@ TOOLS: list[Tool] = [
         ),
         _receive_goods,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_goods_receipt",
         "Reverse a posted receipt: stock and the PO's received units go back. Refused when the "
         "units are already invoiced.",

@@ -16,14 +16,22 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, apply_changes, changes, non_blank
-from silo.toolkit.results import snapshot, sorted_by_id
-from silo.toolkit.schema import day, obj, text
+from silo.toolkit import (
+    Args,
+    apply_changes,
+    changes,
+    day,
+    non_blank,
+    obj,
+    snapshot,
+    sorted_by_id,
+    text,
+)
 
 from ..domain import approvals, budgets
 from ..domain.approvals import APPROVALS_BY_ENTITY
 from ..state import add_days, mint_id, today
-from .common import State, acting_user, active_user, audit, fetch, page, require_status
+from .common import WRITES, State, active_user, audit, fetch, page, require_status
 from .crud import get_tool, list_tool, search_tool
 from .lines import line_schema, product_lines, reprice
 from .rfq_rules import invitable_vendors, new_rfq
@@ -44,7 +52,7 @@ UPDATABLE = ("title", "justification", "neededBy", "budgetId", "lines")
 
 
 def _requisition(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
+    WRITES.acting(state, args)
     requisition = fetch(state, "requisitions", args["requisitionId"])
     require_status(requisition, allowed, verb)
     return requisition
@@ -55,7 +63,6 @@ def _view(state: State, requisition: dict[str, Any]) -> dict[str, Any]:
 
 
 def _create_requisition(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     requester = active_user(state, str(args.get("requesterId", args["actorId"])), "requester")
     department = fetch(
         state, "departments", str(args.get("departmentId", requester["departmentId"]))
@@ -137,7 +144,7 @@ def _check_requisition_budget(state: State, args: Args) -> dict[str, Any]:
 
 def _decide(state: State, args: Args, approve: bool) -> dict[str, Any]:
     requisition = _requisition(state, args, ("pending_approval",), "decided")
-    decider = acting_user(state, args["actorId"])
+    decider = WRITES.acting(state, args)
     approval = approvals.pending_approval(state, "requisition", requisition["id"])
     if approval is None:
         raise ToolError(
@@ -245,7 +252,7 @@ TOOLS: list[Tool] = [
         view=requisition_view,
         example="PR-002",
     ),
-    define_tool(
+    WRITES.tool(
         "create_requisition",
         "Raise a draft requisition. Lines without unitPrice use the product's standard cost; "
         "neededBy defaults to 30 days from today; requester defaults to the actor and "

@@ -12,11 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, non_blank
-from silo.toolkit.results import snapshot
-from silo.toolkit.schema import choice, day, obj, text
+from silo.toolkit import Args, choice, day, non_blank, obj, snapshot, text
 
-from .common import State, acting_user, audit, fetch, page, require_status
+from .common import WRITES, State, audit, fetch, page, require_status
 from .crud import list_tool
 from .lines import product_lines
 from .rfq_rules import invitable_vendors, new_rfq, quotations_of
@@ -36,7 +34,7 @@ from .views import quotation_view
 
 
 def _rfq(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
+    WRITES.acting(state, args)
     rfq = fetch(state, "rfqs", args["rfqId"])
     require_status(rfq, allowed, verb)
     return rfq
@@ -54,7 +52,6 @@ def _get_rfq(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_rfq(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     title = non_blank(args["title"], "title")
     wanted = product_lines(state, [{**line, "unitPrice": 0} for line in args["lines"]])
     vendor_ids = invitable_vendors(state, args.get("vendorIds", []))
@@ -140,7 +137,7 @@ TOOLS: list[Tool] = [
         _get_rfq,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_rfq",
         "Create a standalone draft RFQ for products and quantities, optionally inviting vendors.",
         obj(

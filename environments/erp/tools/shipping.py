@@ -18,15 +18,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args
-from silo.toolkit.results import filtered, snapshot
-from silo.toolkit.schema import choice, obj, text
+from silo.toolkit import Args, choice, filtered, obj, snapshot, text
 
 from ..domain import stock
 from ..domain.documents import line_of, recompute_so_status
 from ..state import mint_id
 from . import finance
-from .common import State, acting_user, audit, fetch, page, require_status
+from .common import WRITES, State, audit, fetch, page, require_status
 from .schema import acting_on, actor, by_id, line_id, lines, listing, quantity, record_id
 
 SHIPPABLE = ("confirmed", "partially_fulfilled")
@@ -218,7 +216,6 @@ def _fulfill(state: State, args: Args) -> dict[str, Any]:
 
 
 def _delivered(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     shipment = fetch(state, "fulfillments", args["fulfillmentId"])
     require_status(shipment, ("shipped",), "marked delivered")
     shipment["status"] = "delivered"
@@ -285,7 +282,7 @@ TOOLS: list[Tool] = [
         ),
         _fulfill,
     ),
-    define_tool(
+    WRITES.tool(
         "mark_fulfillment_delivered",
         "Record that a shipped fulfillment reached the customer.",
         acting_on("fulfillment", "fulfillmentId", "Shipped fulfillment, e.g. FUL-004."),

@@ -16,15 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import Args, apply_changes, changes
-from silo.toolkit.results import sorted_by_id
-from silo.toolkit.schema import choice, integer, obj
+from silo.toolkit import Args, apply_changes, changes, choice, integer, obj, sorted_by_id
 
 from ..domain.documents import is_overdue, line_of, outstanding
 from ..domain.money import round2
 from ..state import add_days, days_between, today
 from . import invoice_blocks, invoice_intake, invoice_review, payables
-from .common import State, acting_user, audit, fetch, page
+from .common import WRITES, State, audit, fetch, page
 from .crud import get_tool, list_tool, search_tool
 from .lines import reprice
 from .schema import (
@@ -47,7 +45,6 @@ def _view(state: Any, invoice: Any) -> dict[str, Any]:
 
 
 def _update_line(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     invoice = fetch(state, "vendorInvoices", args["vendorInvoiceId"])
     if invoice["status"] not in payables.EDITABLE:
         raise ToolError(
@@ -137,7 +134,7 @@ TOOLS: list[Tool] = [
     _GET,
     invoice_intake.CREATE_TOOL,
     *invoice_review.MATCH_TOOLS,
-    define_tool(
+    WRITES.tool(
         "update_vendor_invoice_line",
         "Correct the quantity or unit price of an invoice line before approval. Totals are "
         "recalculated, the current match is cleared and the invoice returns to pending_match: "
