@@ -136,7 +136,8 @@ def define_verifier(id: str, *args: Any, **kwargs: Any) -> Verifier:
 
     ``check(final, initial, context)`` returns checks. The task links to the verifier through its
     ``verifierId``, so the verifier does not name the task; the older form
-    ``define_verifier(id, task_id, name, check)`` (or ``task_id=``) still works and warns.
+    ``define_verifier(id, task_id, name, check)`` (or ``task_id=``) still works and warns, and
+    is removed in 0.2 (CHANGELOG.md).
     """
     names = (
         ("task_id", "name", "check") if len(args) > 2 or "task_id" in kwargs else ("name", "check")
@@ -154,7 +155,8 @@ def define_verifier(id: str, *args: Any, **kwargs: Any) -> Verifier:
     if "task_id" in given:
         warnings.warn(
             f"define_verifier({id!r}, {given['task_id']!r}, ...): the task id is no longer "
-            "needed (the task's verifierId links it); use define_verifier(id, name, check)",
+            "needed (the task's verifierId links it) and this form goes in Silo 0.2; use "
+            "define_verifier(id, name, check)",
             DeprecationWarning,
             stacklevel=2,
         )
