@@ -19,8 +19,9 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from silo import ToolError, toolkit
+from silo import ToolError
 from silo.toolkit import Args, Record, Writes, find_record, require_active
+from silo.toolkit import parse_day as parse_any_day
 
 from ..state import AUDIT
 from .schema import PAGING, actor
@@ -91,7 +92,7 @@ def require_status(record: Mapping[str, Any], allowed: Sequence[str], verb: str)
 
 def parse_day(value: str, field: str) -> date:
     """A YYYY-MM-DD string (or a timestamp's date) as a date; impossible dates are refused."""
-    return toolkit.parse_day(value, field, date_part=True)
+    return parse_any_day(value, field, date_part=True)
 
 
 def audit(
