@@ -26,7 +26,8 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from silo.toolkit import AuditTrail, FactFiles, SeedWorld, Sequences
+from silo.toolkit.facts import FactFiles, SeedWorld
+from silo.toolkit.records import AuditTrail, Sequences
 
 from .domain.money import price_document
 

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from silo import Index
-from silo.toolkit import AuditTrail, FactFiles, Sequences
+from silo.toolkit.facts import FactFiles
+from silo.toolkit.records import AuditTrail, Sequences
 
 __all__ = [
     "AUDIT",

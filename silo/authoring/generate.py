@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import obj
+from silo.toolkit.schema import obj
 
 
 def _{name}(state: Any, args: dict[str, Any]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ def test_it_uses_the_recommended_style() -> None:
     source = {p.name: p.read_text() for p in Path(str(template_dir("minimal"))).rglob("*.py")}
     everything = "\n".join(source.values())
     assert source["books.py"].count("define_tool(") == 2  # the one documented way (authoring.md)
-    assert "from silo.toolkit import obj, text" in source["books.py"]
+    assert "from silo.toolkit.schema import obj, text" in source["books.py"]
     assert "@tool" not in everything
     assert "raise ToolError" in source["books.py"]
     assert "TypedDict" in source["state.py"]

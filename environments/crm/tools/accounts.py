@@ -11,17 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import (
-    apply_changes,
-    changes,
-    choice,
-    contains,
-    non_blank,
-    search_term,
-    snapshot,
-    sorted_by_id,
-    text,
-)
+from silo.toolkit.guards import apply_changes, changes, non_blank, search_term
+from silo.toolkit.results import contains, snapshot, sorted_by_id
+from silo.toolkit.schema import choice, text
 
 from ..state import CONTACTS_BY_ACCOUNT, OPPORTUNITIES_BY_ACCOUNT, mint_id
 from .common import WRITES, assignable_user, fetch, page

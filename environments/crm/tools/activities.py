@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import choice, day, non_blank, obj, sorted_by_id, text
+from silo.toolkit.guards import non_blank
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, day, obj, text
 
 from ..state import days_between, mint_id
 from .common import WRITES, assignable_user, fetch, future_day, page, past_day

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import no_input
+from silo.toolkit.schema import no_input
 
 
 def _get_current_date(state: dict[str, Any], args: dict[str, Any]) -> dict[str, str]:

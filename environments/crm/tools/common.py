@@ -17,7 +17,8 @@ from datetime import date
 from typing import Any
 
 from silo import ToolError
-from silo.toolkit import Record, Writes, find_record, parse_day, require_active
+from silo.toolkit.guards import Record, find_record, parse_day, require_active
+from silo.toolkit.writes import Writes
 
 from ..state import AUDIT
 from .schema import PAGING, actor

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError
-from silo.toolkit import choice, day, flag, text
+from silo.toolkit.schema import choice, day, flag, text
 
 from .accounts import account_named, new_account
 from .common import WRITES, fetch, future_day

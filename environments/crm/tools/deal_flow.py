@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError
-from silo.toolkit import non_blank
+from silo.toolkit.guards import non_blank
 
 from .common import WRITES, assignable_user, fetch
 from .opportunities import open_stages, require_open

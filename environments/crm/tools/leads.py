@@ -12,17 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import (
-    apply_changes,
-    choice,
-    contains,
-    email,
-    flag,
-    non_blank,
-    search_term,
-    sorted_by_id,
-    text,
-)
+from silo.toolkit.guards import apply_changes, non_blank, search_term
+from silo.toolkit.results import contains, sorted_by_id
+from silo.toolkit.schema import choice, email, flag, text
 
 from ..state import mint_id
 from .common import WRITES, assignable_user, fetch, page

@@ -12,7 +12,8 @@ from collections import Counter
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import choice, day, flag, integer, obj, parse_day, text
+from silo.toolkit.guards import parse_day
+from silo.toolkit.schema import choice, day, flag, integer, obj, text
 
 from .. import state as derived
 from ..state import STALE_STAGE_DAYS

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import choice, flag, sorted_by_id
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, flag
 
 from .common import fetch, page
 from .schema import by_id, listing

@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, choice, filtered, non_blank, obj, snapshot, sorted_by_id, text
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import filtered, snapshot, sorted_by_id
+from silo.toolkit.schema import choice, obj, text
 
 from ..domain import approvals as rules
 from .common import WRITES, State, active_user, audit, fetch, page, require_status

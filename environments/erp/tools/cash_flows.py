@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import Args, choice, flag, integer, obj, snapshot, text
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, flag, integer, obj, text
 
 from ..domain.documents import apply_payment, outstanding
 from ..domain.money import round2

@@ -13,7 +13,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, integer, no_input, obj
+from silo.toolkit.guards import Args
+from silo.toolkit.schema import integer, no_input, obj
 
 from ..domain.documents import is_late, is_overdue, quotation_is_valid
 from ..state import now_instant, set_now, today

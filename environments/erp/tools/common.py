@@ -20,8 +20,9 @@ from datetime import date
 from typing import Any
 
 from silo import ToolError
-from silo.toolkit import Args, Record, Writes, find_record, require_active
-from silo.toolkit import parse_day as parse_any_day
+from silo.toolkit.guards import Args, Record, find_record, require_active
+from silo.toolkit.guards import parse_day as parse_any_day
+from silo.toolkit.writes import Writes
 
 from ..state import AUDIT
 from .schema import PAGING, actor

@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import Args, Schema, contains, filtered, search_term, snapshot, sorted_by_id
+from silo.toolkit.guards import Args, search_term
+from silo.toolkit.results import contains, filtered, snapshot, sorted_by_id
+from silo.toolkit.schema import Schema
 
 from .common import State, fetch, page
 from .schema import by_id, listing, searching

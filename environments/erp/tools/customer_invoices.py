@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, choice, day, non_blank, obj
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.schema import choice, day, obj
 
 from ..domain.approvals import require_authority
 from ..domain.documents import due_date, line_of, outstanding

@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import Args, choice, obj, snapshot, text
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, obj, text
 
 from ..domain.money import round2
 from . import parties

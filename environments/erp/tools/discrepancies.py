@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool
-from silo.toolkit import Args, choice, non_blank, obj, snapshot
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, obj
 
 from ..domain.documents import line_of
 from ..state import mint_id

@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, choice, day, flag, non_blank, obj, snapshot, sorted_by_id, text
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import choice, day, flag, obj, text
 
 from ..domain import approvals, budgets
 from ..domain.money import round2

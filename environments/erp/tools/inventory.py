@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import Args, choice, day, filtered, flag, obj
+from silo.toolkit.guards import Args
+from silo.toolkit.results import filtered
+from silo.toolkit.schema import choice, day, flag, obj
 
 from ..domain import stock
 from . import stock_moves

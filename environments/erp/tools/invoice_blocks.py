@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import Args
+from silo.toolkit.guards import Args
 
 from ..domain import approvals
 from . import payables

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, day, non_blank, obj, text
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.schema import day, obj, text
 
 from ..domain.documents import due_date, line_of
 from ..domain.money import round2

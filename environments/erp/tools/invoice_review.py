@@ -16,7 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import Args, Schema, non_blank, obj, snapshot, sorted_by_id, text
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import Schema, obj, text
 
 from ..domain import approvals
 from ..state import mint_id

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from silo import ToolError
-from silo.toolkit import Schema
+from silo.toolkit.schema import Schema
 
 from ..domain.money import price_document
 from .common import fetch

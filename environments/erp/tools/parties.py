@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from silo import Index, ToolError
-from silo.toolkit import Args, apply_changes, non_blank
+from silo.toolkit.guards import Args, apply_changes, non_blank
 
 from ..domain.documents import CLOSED_INVOICE_STATUSES, is_overdue, outstanding
 from ..domain.money import round2

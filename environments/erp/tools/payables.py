@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Index, ToolError
-from silo.toolkit import snapshot
+from silo.toolkit.results import snapshot
 
 from ..domain.money import round2
 from . import finance

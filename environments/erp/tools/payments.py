@@ -16,7 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, Schema, choice, non_blank, obj, snapshot, text
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import Schema, choice, obj, text
 
 from ..domain import approvals
 from ..domain.documents import apply_payment, outstanding

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import Args, choice, filtered, snapshot
+from silo.toolkit.guards import Args
+from silo.toolkit.results import filtered, snapshot
+from silo.toolkit.schema import choice
 
 from ..domain import approvals, budgets
 from ..domain.documents import due_date, is_late

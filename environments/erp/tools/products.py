@@ -14,17 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import (
-    Args,
-    apply_changes,
-    changes,
-    choice,
-    integer,
-    non_blank,
-    obj,
-    snapshot,
-    text,
-)
+from silo.toolkit.guards import Args, apply_changes, changes, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, integer, obj, text
 
 from ..domain import stock
 from ..domain.money import round2

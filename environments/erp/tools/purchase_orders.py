@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, apply_changes, changes, day, non_blank, obj, snapshot
+from silo.toolkit.guards import Args, apply_changes, changes, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import day, obj
 
 from ..domain import approvals, budgets
 from ..domain.money import round2

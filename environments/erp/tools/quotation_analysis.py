@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, integer, obj, snapshot
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import integer, obj
 
 from ..domain.documents import quotation_is_valid
 from .common import WRITES, State, audit, fetch

@@ -16,7 +16,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from silo import Tool, ToolError
-from silo.toolkit import Args, choice, day, integer, non_blank, obj, snapshot
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, day, integer, obj
 
 from ..domain.documents import quotation_is_valid
 from ..state import mint_id, today

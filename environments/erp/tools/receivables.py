@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import Args, obj, snapshot, sorted_by_id
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import obj
 
 from ..domain.documents import is_overdue, outstanding
 from ..domain.money import round2

@@ -16,7 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, choice, non_blank, obj, snapshot, sorted_by_id
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import choice, obj
 
 from ..domain import stock
 from ..domain.documents import is_late, line_of, recompute_po_status

@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import Args, choice, day, integer, no_input, obj, sorted_by_id
+from silo.toolkit.guards import Args
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, day, integer, no_input, obj
 
 from ..domain import approvals, budgets, stock
 from ..domain.documents import CLOSED_INVOICE_STATUSES, is_late, is_overdue, outstanding

@@ -16,17 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import (
-    Args,
-    apply_changes,
-    changes,
-    day,
-    non_blank,
-    obj,
-    snapshot,
-    sorted_by_id,
-    text,
-)
+from silo.toolkit.guards import Args, apply_changes, changes, non_blank
+from silo.toolkit.results import snapshot, sorted_by_id
+from silo.toolkit.schema import day, obj, text
 
 from ..domain import approvals, budgets
 from ..domain.approvals import APPROVALS_BY_ENTITY

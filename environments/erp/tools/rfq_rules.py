@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from silo import Index, ToolError
-from silo.toolkit import Args
+from silo.toolkit.guards import Args
 
 from ..state import add_days, mint_id, today
 from .common import State, audit, fetch

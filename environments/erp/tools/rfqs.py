@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, choice, day, non_blank, obj, snapshot, text
+from silo.toolkit.guards import Args, non_blank
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, day, obj, text
 
 from .common import WRITES, State, audit, fetch, page, require_status
 from .crud import list_tool

@@ -16,17 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Index, Tool, ToolError, define_tool
-from silo.toolkit import (
-    Args,
-    apply_changes,
-    changes,
-    choice,
-    day,
-    non_blank,
-    obj,
-    sorted_by_id,
-    text,
-)
+from silo.toolkit.guards import Args, apply_changes, changes, non_blank
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, day, obj, text
 
 from ..state import mint_id, today
 from . import shipping

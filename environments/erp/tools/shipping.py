@@ -18,7 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, choice, filtered, obj, snapshot, text
+from silo.toolkit.guards import Args
+from silo.toolkit.results import filtered, snapshot
+from silo.toolkit.schema import choice, obj, text
 
 from ..domain import stock
 from ..domain.documents import line_of, recompute_so_status

@@ -14,7 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, choice, integer, obj, snapshot
+from silo.toolkit.guards import Args
+from silo.toolkit.results import snapshot
+from silo.toolkit.schema import choice, integer, obj
 
 from ..domain import stock
 from ..domain.stock import StockChange

@@ -16,7 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import Args, apply_changes, changes, choice, integer, obj, sorted_by_id
+from silo.toolkit.guards import Args, apply_changes, changes
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import choice, integer, obj
 
 from ..domain.documents import is_overdue, line_of, outstanding
 from ..domain.money import round2

@@ -16,7 +16,8 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from silo import Tool, ToolError, define_tool, tool
-from silo.toolkit import flag, obj, sorted_by_id
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import flag, obj
 
 from .. import state as derived
 from ..state import round_half_up

@@ -19,7 +19,8 @@ from datetime import date
 from typing import Any, NoReturn
 
 from silo import Index, ToolError
-from silo.toolkit import Args, Record, Writes, find_record, parse_day, require_active
+from silo.toolkit.guards import Args, Record, find_record, parse_day, require_active
+from silo.toolkit.writes import Writes
 
 from .. import state as derived
 from ..state import AUDIT

@@ -17,7 +17,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from silo import Tool, define_tool
-from silo.toolkit import flag, obj, sorted_by_id
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import flag, obj
 
 from .. import state as derived
 from ..state import round_half_up

@@ -14,19 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import (
-    apply_changes,
-    changes,
-    choice,
-    contains,
-    flag,
-    integer,
-    non_blank,
-    obj,
-    search_term,
-    sorted_by_id,
-    text,
-)
+from silo.toolkit.guards import apply_changes, changes, non_blank, search_term
+from silo.toolkit.results import contains, sorted_by_id
+from silo.toolkit.schema import choice, flag, integer, obj, text
 
 from .. import state as derived
 from ..state import mint_id

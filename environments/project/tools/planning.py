@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import apply_changes, non_blank, text
+from silo.toolkit.guards import apply_changes, non_blank
+from silo.toolkit.schema import text
 
 from ..state import mint_id
 from .common import WRITES, fetch, page, relink, unfinished_item

@@ -17,19 +17,9 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from silo import Tool, ToolError, define_tool, tool
-from silo.toolkit import (
-    apply_changes,
-    changes,
-    choice,
-    contains,
-    day,
-    non_blank,
-    obj,
-    parse_day,
-    search_term,
-    sorted_by_id,
-    text,
-)
+from silo.toolkit.guards import apply_changes, changes, non_blank, parse_day, search_term
+from silo.toolkit.results import contains, sorted_by_id
+from silo.toolkit.schema import choice, day, obj, text
 
 from .. import state as derived
 from ..state import mint_id

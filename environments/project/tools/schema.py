@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from silo.toolkit import Paging, Schema, actor_id, day, integer, matching, nullable, obj
-from silo.toolkit import number as any_number
+from silo.toolkit.paging import Paging
+from silo.toolkit.schema import Schema, actor_id, day, integer, matching, nullable, obj
+from silo.toolkit.schema import number as any_number
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500

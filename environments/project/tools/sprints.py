@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import choice, day, non_blank, obj, parse_day, text
+from silo.toolkit.guards import non_blank, parse_day
+from silo.toolkit.schema import choice, day, obj, text
 
 from .. import state as derived
 from ..state import mint_id

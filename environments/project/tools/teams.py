@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import non_blank, obj, sorted_by_id, text
+from silo.toolkit.guards import non_blank
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import obj, text
 
 from ..state import mint_id
 from .common import WRITES, active_member, fetch, page, relink, store

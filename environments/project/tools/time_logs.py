@@ -17,7 +17,9 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from silo import Tool, ToolError, define_tool, tool
-from silo.toolkit import apply_changes, changes, day, obj, parse_day, sorted_by_id, text
+from silo.toolkit.guards import apply_changes, changes, parse_day
+from silo.toolkit.results import sorted_by_id
+from silo.toolkit.schema import day, obj, text
 
 from .. import state as derived
 from ..state import mint_id, round_half_up

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit import obj, text
+from silo.toolkit.schema import obj, text
 
 from ..state import Library
 
