@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, overload
 
+from silo.errors import SiloException
+
 if TYPE_CHECKING:
     from silo.tasks import Task
 
@@ -165,7 +167,7 @@ def define_verifier(id: str, *args: Any, **kwargs: Any) -> Verifier:
     )
 
 
-class VerifierError(Exception):
+class VerifierError(SiloException):
     """The verifier could not grade: it raised, or returned no required check."""
 
 
