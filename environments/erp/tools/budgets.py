@@ -79,7 +79,6 @@ def _check_budget_availability(state: State, args: Args) -> dict[str, Any]:
 
 
 def _money_move(state: State, args: Args, action: str) -> dict[str, Any]:
-    WRITES.acting(state, args)
     budget = rules.budget_of(state, args["budgetId"])
     text_reason = non_blank(args["reason"], "reason")
     value = float(args["amount"])
@@ -193,19 +192,19 @@ TOOLS: list[Tool] = [
         _check_budget_availability,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "commit_budget",
         "Commit an amount against a budget's headroom by hand (refused beyond headroom).",
         acting_on("budget", "budgetId", BUD_ID, **MOVE),
         _commit_budget,
     ),
-    define_tool(
+    WRITES.tool(
         "release_budget_commitment",
         "Release part of a budget's committed money back to headroom.",
         acting_on("budget", "budgetId", BUD_ID, **MOVE),
         _release_budget_commitment,
     ),
-    define_tool(
+    WRITES.tool(
         "record_budget_spend",
         "Turn committed money into spend (e.g. once an order is invoiced).",
         acting_on("budget", "budgetId", BUD_ID, **MOVE),

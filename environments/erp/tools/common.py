@@ -70,9 +70,12 @@ WRITES = Writes(
     kind="user",
     hint="pass the id of the person acting (USR-001 ...)",
 )
-"""The ERP's write tools: ``actorId`` names an active user, and each change is audited. Tools
-whose actor check sits in a shared helper (``finance.acted_on``, ``parties.update`` ...) are
-still built with ``define_tool`` and call :meth:`Writes.acting` there."""
+"""The ERP's write tools: ``actorId`` names an active user, and each change is audited.
+
+Ten tools (the clock's two, create/activate/block of vendors and customers, and the cancel
+tools of purchase orders and requisitions) still check something else before the actor, so
+they keep ``define_tool`` and call :meth:`Writes.acting` where the check stands today; making
+them ``WRITES.tool`` would change which refusal a doubly wrong call gets."""
 
 
 def active_user(state: Mapping[str, Any], user_id: str, role: str) -> Record:

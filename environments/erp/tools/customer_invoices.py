@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args, non_blank
 from silo.toolkit.schema import choice, day, obj
 
@@ -233,7 +233,7 @@ TOOLS: list[Tool] = [
         ),
         _create,
     ),
-    define_tool(
+    WRITES.tool(
         "issue_customer_invoice",
         "Issue a draft invoice: sets the issue date (default today) and the due date from the "
         "customer's terms; a fully shipped and billed order becomes invoiced.",
@@ -247,7 +247,7 @@ TOOLS: list[Tool] = [
         ),
         _issue,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_customer_invoice",
         "Cancel a draft or issued invoice on which nothing has been paid.",
         acting_on(
@@ -258,7 +258,7 @@ TOOLS: list[Tool] = [
         ),
         _cancel,
     ),
-    define_tool(
+    WRITES.tool(
         "write_off_customer_invoice",
         "Write off what is still owed on an issued invoice as uncollectable. The acting user's "
         "approval limit must cover the amount.",

@@ -18,7 +18,7 @@ from silo.toolkit.schema import choice, obj, text
 
 from ..domain.money import round2
 from . import parties
-from .common import State, fetch
+from .common import WRITES, State, fetch
 from .crud import get_tool, list_tool, search_tool
 from .schema import CUSTOMER_STATUSES, TERMS, acting_on, actor, by_id, money, reason, record_id
 from .vendors import contact_fields
@@ -115,7 +115,7 @@ TOOLS: list[Tool] = [
         ),
         _create_customer,
     ),
-    define_tool(
+    WRITES.tool(
         "update_customer",
         "Change a customer's payment terms, credit limit or contact details. Pass at least one "
         "field.",

@@ -199,7 +199,7 @@ TOOLS: list[Tool] = [
         ),
         _create,
     ),
-    define_tool(
+    WRITES.tool(
         "submit_expense",
         "Submit a draft (or corrected rejected) claim. A receipt is required; approverId "
         "creates a pending approval for that user.",
@@ -214,7 +214,7 @@ TOOLS: list[Tool] = [
         ),
         _submit,
     ),
-    define_tool(
+    WRITES.tool(
         "approve_expense",
         "Approve a submitted claim (not your own; limit must cover it). The amount is charged "
         "to the budget as spend; refused beyond the budget's headroom.",
@@ -228,13 +228,13 @@ TOOLS: list[Tool] = [
         ),
         _approve,
     ),
-    define_tool(
+    WRITES.tool(
         "reject_expense",
         "Reject a submitted claim with the reason; it can be corrected and resubmitted.",
         acting_on("expense", "expenseId", "Submitted claim.", reason=reason("Why it is rejected.")),
         _reject,
     ),
-    define_tool(
+    WRITES.tool(
         "pay_expense",
         "Reimburse an approved claim: creates a completed ACH payment to the employee.",
         acting_on("expense", "expenseId", "Approved claim."),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args, non_blank
 from silo.toolkit.results import snapshot
 from silo.toolkit.schema import Schema, choice, obj, text
@@ -200,13 +200,13 @@ TOOLS: list[Tool] = [
         ),
         _create,
     ),
-    define_tool(
+    WRITES.tool(
         "submit_payment_for_approval",
         "Send a draft payment to a named approver (creates a pending approval).",
         _payment_input("Draft payment.", approverId=record_id("user", "User who should approve.")),
         _submit,
     ),
-    define_tool(
+    WRITES.tool(
         "approve_payment",
         "Approve a payment. The acting user must be the named approver of its pending approval "
         "(if any) and have a limit covering the amount.",
@@ -220,7 +220,7 @@ TOOLS: list[Tool] = [
         ),
         _approve,
     ),
-    define_tool(
+    WRITES.tool(
         "complete_payment",
         "Mark an approved payment as sent: its amounts are applied to the invoices, which "
         "become paid or partially_paid.",
@@ -234,14 +234,14 @@ TOOLS: list[Tool] = [
         ),
         _complete,
     ),
-    define_tool(
+    WRITES.tool(
         "fail_payment",
         "Record that an approved payment failed (e.g. returned by the bank). Invoice balances "
         "are untouched.",
         _payment_input("Approved payment that failed.", reason=reason("Why it failed.")),
         _fail,
     ),
-    define_tool(
+    WRITES.tool(
         "retry_failed_payment",
         "Raise a new draft payment for what is still owed on a failed payment's invoices. The "
         "failed payment stays on record.",
@@ -255,7 +255,7 @@ TOOLS: list[Tool] = [
         ),
         _retry,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_payment",
         "Cancel a payment that has not been completed; its pending approval is cancelled.",
         _payment_input("Payment to cancel.", reason=reason("Why it is cancelled.")),

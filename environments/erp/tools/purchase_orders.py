@@ -299,7 +299,7 @@ TOOLS: list[Tool] = [
         ),
         _create_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "update_purchase_order",
         "Change a draft PO's lines (replaced whole), warehouse, budget, expected date or notes.",
         obj(
@@ -313,7 +313,7 @@ TOOLS: list[Tool] = [
         ),  # fmt: skip
         _update_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "submit_purchase_order_for_approval",
         "Send a draft PO for approval. The approver defaults to the actor when their limit "
         "covers the total, else the user with the smallest sufficient limit.",
@@ -327,7 +327,7 @@ TOOLS: list[Tool] = [
         ),  # fmt: skip
         _submit_purchase_order_for_approval,
     ),
-    define_tool(
+    WRITES.tool(
         "approve_purchase_order",
         "Approve a pending PO as its named approver: the limit must cover the total and the "
         "budget's headroom the subtotal not yet committed, which is committed.",
@@ -341,13 +341,13 @@ TOOLS: list[Tool] = [
         ),  # fmt: skip
         _approve_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "reject_purchase_order",
         "Reject a pending PO as its named approver, with a reason; any commitment is released.",
         acting_on("purchase_order", "purchaseOrderId", PO_ID, reason=reason("Why it is rejected.")),
         _reject_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "send_purchase_order",
         "Send an approved PO to the vendor; its quantities become inbound stock.",
         acting_on("purchase_order", "purchaseOrderId", PO_ID),
@@ -362,7 +362,7 @@ TOOLS: list[Tool] = [
         ),
         _cancel_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "close_purchase_order",
         "Close a received PO once every received unit is invoiced and no invoice is open; any "
         "remaining commitment is released.",

@@ -223,7 +223,7 @@ TOOLS: list[Tool] = [
         _list_receipts_for_purchase_order,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "receive_goods",
         "Post a goods receipt on a sent or partly received PO. Omit lines to receive everything "
         "outstanding. Accepted units go into stock; over-receipt is refused.",

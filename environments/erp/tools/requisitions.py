@@ -136,7 +136,7 @@ def _check_requisition_budget(state: State, args: Args) -> dict[str, Any]:
 
 def _decide(state: State, args: Args, approve: bool) -> dict[str, Any]:
     requisition = _requisition(state, args, ("pending_approval",), "decided")
-    decider = WRITES.acting(state, args)
+    decider = WRITES.actor_of(state, args)
     approval = approvals.pending_approval(state, "requisition", requisition["id"])
     if approval is None:
         raise ToolError(
@@ -264,7 +264,7 @@ TOOLS: list[Tool] = [
         ),
         _create_requisition,
     ),
-    define_tool(
+    WRITES.tool(
         "update_requisition",
         "Change a draft requisition's title, justification, needed-by date, budget or lines "
         "(lines are replaced as a whole).",
@@ -282,7 +282,7 @@ TOOLS: list[Tool] = [
         ),
         _update_requisition,
     ),
-    define_tool(
+    WRITES.tool(
         "submit_requisition",
         "Send a draft requisition for approval by a named approver (creates a pending "
         "approval). The approver's limit must cover the estimated total to approve it.",
@@ -302,7 +302,7 @@ TOOLS: list[Tool] = [
         _check_requisition_budget,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "approve_requisition",
         "Approve a pending requisition as its named approver: needs an approval limit covering "
         "the estimated total and budget headroom, which is then committed.",
@@ -316,7 +316,7 @@ TOOLS: list[Tool] = [
         ),
         _approve_requisition,
     ),
-    define_tool(
+    WRITES.tool(
         "reject_requisition",
         "Reject a pending requisition as its named approver; the reason is kept as the "
         "approval's note. Nothing is committed.",
@@ -337,7 +337,7 @@ TOOLS: list[Tool] = [
         _list_requisition_approvals,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "convert_requisition_to_rfq",
         "Turn an approved requisition into a draft RFQ to the given vendors (blocked or "
         "inactive vendors are refused); the requisition becomes converted.",

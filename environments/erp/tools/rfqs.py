@@ -36,7 +36,6 @@ from .views import quotation_view
 
 
 def _rfq(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    WRITES.acting(state, args)
     rfq = fetch(state, "rfqs", args["rfqId"])
     require_status(rfq, allowed, verb)
     return rfq
@@ -161,31 +160,31 @@ TOOLS: list[Tool] = [
         ),
         _create_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "add_vendor_to_rfq",
         "Invite another active, unblocked vendor to a draft or sent RFQ.",
         acting_on("rfq", "rfqId", RFQ_ID, vendorId=VENDOR),
         _add_vendor_to_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "remove_vendor_from_rfq",
         "Withdraw a vendor's invitation; refused once the vendor has quoted.",
         acting_on("rfq", "rfqId", RFQ_ID, vendorId=VENDOR),
         _remove_vendor_from_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "send_rfq",
         "Send a draft RFQ to its invited vendors so they can quote.",
         acting_on("rfq", "rfqId", RFQ_ID),
         _send_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "close_rfq",
         "Close a sent RFQ to further quotations without awarding it.",
         acting_on("rfq", "rfqId", RFQ_ID),
         _close_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_rfq",
         "Cancel a draft or sent RFQ with a reason.",
         acting_on("rfq", "rfqId", RFQ_ID, reason=reason("Why it is cancelled.")),

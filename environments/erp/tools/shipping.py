@@ -244,20 +244,20 @@ TOOLS: list[Tool] = [
         _check,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "reserve_sales_order_stock",
         "Reserve the unshipped units of every line at its warehouse (all lines or none; "
         "insufficient_stock names the short line).",
         acting_on("sales_order", "salesOrderId", "Confirmed sales order."),
         _reserve,
     ),
-    define_tool(
+    WRITES.tool(
         "release_sales_order_stock",
         "Give back every reservation the order holds.",
         acting_on("sales_order", "salesOrderId", "Sales order holding reservations."),
         _release,
     ),
-    define_tool(
+    WRITES.tool(
         "fulfill_sales_order",
         "Ship a confirmed order. Omit lines to ship everything left from each line's warehouse, "
         "or list {lineId, quantity, warehouseId} per shipment; list a line once per warehouse to "

@@ -153,7 +153,7 @@ TOOLS: list[Tool] = [
         ),
         _update_line,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_vendor_invoice",
         "Cancel an invoice that must never be paid (e.g. billed against a cancelled order). "
         "Refused once any payment is on it; the invoiced quantities return to the PO.",

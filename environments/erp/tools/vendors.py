@@ -17,7 +17,7 @@ from silo.toolkit.results import snapshot
 from silo.toolkit.schema import choice, email, flag, integer, obj, text
 
 from . import parties
-from .common import State, fetch
+from .common import WRITES, State, fetch
 from .crud import get_tool, list_tool, search_tool
 from .schema import TERMS, VENDOR_STATUSES, acting_on, actor, by_id, reason, record_id
 
@@ -113,7 +113,7 @@ TOOLS: list[Tool] = [
         ),
         _create_vendor,
     ),
-    define_tool(
+    WRITES.tool(
         "update_vendor",
         "Change a vendor's payment terms, lead time, contact details or preferred flag. Pass at "
         "least one field.",
