@@ -72,10 +72,9 @@ WRITES = Writes(
 )
 """The ERP's write tools: ``actorId`` names an active user, and each change is audited.
 
-Ten tools (the clock's two, create/activate/block of vendors and customers, and the cancel
-tools of purchase orders and requisitions) still check something else before the actor, so
-they keep ``define_tool`` and call :meth:`Writes.acting` where the check stands today; making
-them ``WRITES.tool`` would change which refusal a doubly wrong call gets."""
+The clock's two tools read their target time (and may refuse it) before the actor, so they keep
+``define_tool`` and call :meth:`Writes.acting` where the check stands; making them
+``WRITES.tool`` would change which refusal a doubly wrong call gets."""
 
 
 def active_user(state: Mapping[str, Any], user_id: str, role: str) -> Record:

@@ -98,7 +98,7 @@ TOOLS: list[Tool] = [
         view=_customer_view,
         example="CUS-003",
     ),
-    define_tool(
+    WRITES.tool(
         "create_customer",
         "Register a new customer; it starts pending_approval until activate_customer. Names "
         "must be unique.",
@@ -131,13 +131,13 @@ TOOLS: list[Tool] = [
         ),
         _update_customer,
     ),
-    define_tool(
+    WRITES.tool(
         "activate_customer",
         "Make a pending, inactive, blocked or credit-held customer active.",
         acting_on("customer", "customerId", CUSTOMER_ID),
         _activate_customer,
     ),
-    define_tool(
+    WRITES.tool(
         "block_customer",
         "Put a customer on credit_hold (can still get draft orders, none confirmed) or block "
         "it outright, with a reason such as non-payment.",

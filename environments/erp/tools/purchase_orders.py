@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args, apply_changes, changes, non_blank
 from silo.toolkit.results import snapshot
 from silo.toolkit.schema import day, obj
@@ -353,7 +353,7 @@ TOOLS: list[Tool] = [
         acting_on("purchase_order", "purchaseOrderId", PO_ID),
         _send_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_purchase_order",
         "Cancel a PO before anything is received: releases its budget commitment and cancels a "
         "pending approval.",

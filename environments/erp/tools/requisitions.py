@@ -44,7 +44,6 @@ UPDATABLE = ("title", "justification", "neededBy", "budgetId", "lines")
 
 
 def _requisition(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    WRITES.acting(state, args)
     requisition = fetch(state, "requisitions", args["requisitionId"])
     require_status(requisition, allowed, verb)
     return requisition
@@ -323,7 +322,7 @@ TOOLS: list[Tool] = [
         acting_on("requisition", "requisitionId", PR_ID, reason=reason("Why it is rejected.")),
         _reject_requisition,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_requisition",
         "Cancel a draft, pending or approved requisition: releases any budget commitment and "
         "cancels a pending approval.",

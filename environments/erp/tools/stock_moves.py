@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args
 from silo.toolkit.results import snapshot
 from silo.toolkit.schema import choice, integer, obj
@@ -136,7 +136,6 @@ def _transfer_inventory(state: State, args: Args) -> dict[str, Any]:
 
 
 def _reserve(state: State, args: Args, sign: int, action: str) -> dict[str, Any]:
-    WRITES.acting(state, args)
     stock_record(state, args["productId"], args["warehouseId"])
     kind = "reservation" if sign > 0 else "release"
     change = StockChange(
@@ -156,7 +155,6 @@ def _release_reservation(state: State, args: Args) -> dict[str, Any]:
 
 
 def _count_inventory(state: State, args: Args) -> dict[str, Any]:
-    WRITES.acting(state, args)
     record = stock_record(state, args["productId"], args["warehouseId"])
     variance = int(args["countedQuantity"]) - int(record["onHand"])
     change = StockChange(args["productId"], args["warehouseId"], on_hand=variance, kind="count")
@@ -198,7 +196,7 @@ TOOLS: list[Tool] = [
         ),
         _transfer_inventory,
     ),
-    define_tool(
+    WRITES.tool(
         "reserve_inventory",
         "Hold available units of a product at a warehouse so they cannot be shipped or moved.",
         _stock_write(
@@ -211,7 +209,7 @@ TOOLS: list[Tool] = [
         ),
         _reserve_inventory,
     ),
-    define_tool(
+    WRITES.tool(
         "release_reservation",
         "Release reserved units of a product at a warehouse back to available.",
         _stock_write(
@@ -220,7 +218,7 @@ TOOLS: list[Tool] = [
         ),
         _release_reservation,
     ),
-    define_tool(
+    WRITES.tool(
         "count_inventory",
         "Record a physical count: on hand becomes the counted quantity and the variance is "
         "posted as a count movement.",
