@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from silo.errors import SiloError
+from silo.errors import SiloError, SiloException
 from silo.tasks import Task
 from silo.tools import Tool, ToolError, define_tool, tool
 from silo.verifiers import Check, Verifier, VerifierContext, check, define_verifier, optional
@@ -49,6 +49,7 @@ __all__ = [
     "RunLimitError",
     "Session",
     "SiloError",
+    "SiloException",
     "Task",
     "Tool",
     "ToolError",

@@ -5,7 +5,18 @@ path, a run folder, the baselines config) raises a :class:`SiloError` subclass w
 ``code`` and a one-line ``message`` that says what is wrong and how to fix it. Command-line
 tools print the message alone, never a traceback, and exit with the class's ``exit_code``
 (2: the command could not start, or the user made a mistake; 1 is kept for graded failures,
-which are results, not errors). The hierarchy, like httpx's and click's, is::
+which are results, not errors).
+
+Every exception Silo raises or hands to its users derives from one root,
+:class:`SiloException`, as httpx's derive from ``HTTPError``: ``except SiloException`` catches
+anything Silo meant to raise, and nothing else. Beside :class:`SiloError` (coded, exit status)
+the root's branches are the run-time signals of their own layers: ``ToolError`` (a tool's
+refusal, read by the agent), ``VerifierError``, ``StateMutationError`` and ``NotTrackable``
+(the world), ``RunLimitError``, ``AgentError`` and ``ModelError`` (the agent contract),
+``UserFailure`` (a simulated user), ``SolverError`` (a scripted solver), ``PatternError`` and
+``Unsatisfiable`` (the random agent's sampler) and ``UsageError`` (a command line). Those that
+were ``RuntimeError``/``TypeError``/``ValueError`` still are. The coded hierarchy, like httpx's
+and click's, is::
 
     SiloError                  any user-facing error (exit 2)
     ├── ConfigError            a config key, override or budget is wrong
@@ -31,6 +42,7 @@ from typing import Any, ClassVar, NamedTuple
 
 __all__ = [
     "CODES",
+    "SiloException",
     "AgentLoadError",
     "ArtifactError",
     "AuthoringError",
@@ -45,7 +57,11 @@ __all__ = [
 ]
 
 
-class SiloError(Exception):
+class SiloException(Exception):
+    """The root of every exception Silo raises or hands to its users (see the module's contract)."""
+
+
+class SiloError(SiloException):
     """A user-facing error: ``code`` is stable, ``message`` is one line with the fix.
 
     Raise a subclass; the base stays constructible with any registered code only while
@@ -136,11 +152,7 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("env_not_found", ConfigError, "env= names no environment folder or conf/env config"),
     ("budget_not_found", ConfigError, "budget= names no conf/budget config"),
     ("environment_not_found", EnvironmentLoadError, "no environment by that name or folder"),
-    (
-        "environment_package_invalid",
-        EnvironmentLoadError,
-        "an installed environment package is broken",
-    ),
+    ("environment_package_invalid", EnvironmentLoadError, "an installed environment is broken"),
     ("manifest_invalid", EnvironmentLoadError, "silo.environment.json is not valid JSON or types"),
     ("entrypoint_outside_environment", EnvironmentLoadError, "the entrypoint leaves the folder"),
     ("entrypoint_not_found", EnvironmentLoadError, "the entrypoint file does not exist"),

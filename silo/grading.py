@@ -12,16 +12,15 @@ changed", read from the state diff (so it costs what the run changed, not the wo
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from silo.jsonio import canonical
 from silo.verifiers import Check, VerifierContext, optional
 
 __all__ = [
     "TOLERANCE",
-    "canonical",
     "last_number_is",
     "mentions",
     "nothing_else_changed",
@@ -57,11 +56,6 @@ def plain(value: Any) -> Any:
         return value
 
 
-def canonical(value: Any) -> str:
-    """Stable JSON text of a snapshot, for equality checks."""
-    return json.dumps(plain(value), sort_keys=True, default=str)
-
-
 def numbers_in(text: str) -> list[float]:
     """Every number in ``text``, read as a person writes money and figures.
 
@@ -95,9 +89,10 @@ def same(after: Any, before: Any) -> bool:
 
     Silo hands verifiers an initial world that shares every untouched record with the final
     one, so identity answers most comparisons without serialising anything; a comparison of
-    copies falls back to the canonical text.
+    copies falls back to the canonical text (:func:`silo.jsonio.canonical`) of their
+    :func:`plain` forms, so a read-only view compares like the dict it shows.
     """
-    return after is before or canonical(after) == canonical(before)
+    return after is before or canonical(plain(after)) == canonical(plain(before))
 
 
 def world_unchanged(

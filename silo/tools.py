@@ -20,13 +20,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, overload
 
+from silo.errors import SiloException
+
 __all__ = ["Tool", "ToolError", "define_tool", "tool"]
 
 RunFn = Callable[[Any, dict[str, Any]], Any]
 """A tool's body: ``run(state, input)`` with the validated input object; returns JSON."""
 
 
-class ToolError(Exception):
+class ToolError(SiloException):
     """A refusal the agent can read and act on.
 
     Conventional codes: ``invalid_input``, ``not_found``, ``invalid_state``, ``not_allowed``,

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, overload
 
+from silo.errors import SiloException
+
 if TYPE_CHECKING:
     from silo.tasks import Task
 
@@ -141,7 +143,8 @@ def define_verifier(id: str, *args: Any, **kwargs: Any) -> Verifier:
 
     ``check(final, initial, context)`` returns checks. The task links to the verifier through its
     ``verifierId``, so the verifier does not name the task; the older form
-    ``define_verifier(id, task_id, name, check)`` (or ``task_id=``) still works and warns.
+    ``define_verifier(id, task_id, name, check)`` (or ``task_id=``) still works and warns, and
+    is removed in 0.2 (CHANGELOG.md).
     """
     names = (
         ("task_id", "name", "check") if len(args) > 2 or "task_id" in kwargs else ("name", "check")
@@ -159,7 +162,8 @@ def define_verifier(id: str, *args: Any, **kwargs: Any) -> Verifier:
     if "task_id" in given:
         warnings.warn(
             f"define_verifier({id!r}, {given['task_id']!r}, ...): the task id is no longer "
-            "needed (the task's verifierId links it); use define_verifier(id, name, check)",
+            "needed (the task's verifierId links it) and this form goes in Silo 0.2; use "
+            "define_verifier(id, name, check)",
             DeprecationWarning,
             stacklevel=2,
         )
@@ -168,7 +172,7 @@ def define_verifier(id: str, *args: Any, **kwargs: Any) -> Verifier:
     )
 
 
-class VerifierError(Exception):
+class VerifierError(SiloException):
     """The verifier could not grade: it raised, or returned no required check."""
 
 

@@ -8,8 +8,9 @@ Contract:
 * Derived figures (stage probability, weighted amount, days in stage, staleness, closed-won
   revenue, open pipeline, quota attainment) are computed here on read and never stored. Tools
   and verifiers share these helpers, so both always agree on what a number means.
-* :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows
-  (:mod:`silo.toolkit`'s sequences and audit trail, with the CRM's padding).
+* :func:`mint_id` and :data:`AUDIT` are the only ways tools create ids and audit rows
+  (:mod:`silo.toolkit`'s sequences and audit trail, with the CRM's padding); write tools reach
+  the audit trail through ``tools.common.WRITES``.
 * Lookups by a foreign key (deals by owner or account, contacts by account, activities by the
   record they concern) go through :class:`silo.Index`, so their cost follows the matches, not
   the size of the world; answers and their order are exactly those of a scan.
@@ -26,9 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from silo import Index
-from silo.toolkit import AuditTrail, FactFiles, Sequences
+from silo.toolkit.facts import FactFiles
+from silo.toolkit.records import AuditTrail, Sequences
 
 __all__ = [
+    "AUDIT",
     "ACTIVITIES_BY_RECORD",
     "COLLECTIONS",
     "CONTACTS_BY_ACCOUNT",
@@ -49,7 +52,6 @@ __all__ = [
     "ordered_stages",
     "probability",
     "quota_attainment",
-    "record_audit",
     "stage_of",
     "weighted_amount",
 ]
@@ -74,6 +76,7 @@ SEQUENCES = Sequences(widths={"AUD": 4})
 """Id counters; zero padding is three digits except the audit log's four."""
 
 AUDIT = AuditTrail(SEQUENCES)
+"""The CRM's audit log: one row per change, ids ``AUD-0001`` from :data:`SEQUENCES`."""
 
 _FACTS = FactFiles(Path(__file__).resolve().parent / "data")
 
@@ -90,10 +93,6 @@ def create_state() -> State:
 
 mint_id = SEQUENCES.mint
 """``mint_id(state, prefix)``: the next id for ``prefix`` (``ACC-012``, ``AUD-0001``)."""
-
-record_audit = AUDIT.record
-"""``record_audit(state, actor_id, action, entity_type, entity_id, details=None)``: append the
-single audit row a mutating tool call leaves behind, and return it."""
 
 
 # --- dates -----------------------------------------------------------------------------------

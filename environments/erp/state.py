@@ -12,7 +12,8 @@ Contract:
   invoiced, reserved and fulfilled quantities 0, ``amountPaid`` 0). Tools that change lines
   re-run the same derivation (:func:`erp.domain.money.price_document`), so stored figures
   always agree with the lines.
-* :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows
+* :func:`mint_id` and :data:`AUDIT` (through ``tools.common.WRITES``) are the only ways tools
+  create ids and audit rows
   (:mod:`silo.toolkit`'s sequences and audit trail, with the ERP's numbering).
 * The clock is ``state["now"]`` (an ISO timestamp). :func:`today` is its date; nothing reads
   the real time. Only :func:`set_now` moves it, and only forward.
@@ -25,11 +26,13 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from silo.toolkit import AuditTrail, FactFiles, SeedWorld, Sequences
+from silo.toolkit.facts import FactFiles, SeedWorld
+from silo.toolkit.records import AuditTrail, Sequences
 
 from .domain.money import price_document
 
 __all__ = [
+    "AUDIT",
     "COLLECTIONS",
     "DATASETS",
     "SEQUENCES",
@@ -39,7 +42,6 @@ __all__ = [
     "create_state",
     "days_between",
     "mint_id",
-    "record_audit",
     "set_now",
     "today",
 ]
@@ -83,6 +85,7 @@ SEQUENCES = Sequences(widths={"AUD": 4}, unset=1)
 reference ERP does. Zero padding is three digits except the audit log's four."""
 
 AUDIT = AuditTrail(SEQUENCES)
+"""The ERP's audit log: one row per change, its ids from :data:`SEQUENCES`."""
 
 PRICED = {
     "quotations": False,
@@ -148,11 +151,6 @@ def create_state() -> State:
 mint_id = SEQUENCES.mint
 """``mint_id(state, prefix)``: the next id for ``prefix`` (``PO-210``, ``AUD-0021``); advances
 the stored counter."""
-
-record_audit = AUDIT.record
-"""``record_audit(state, actor_id, action, entity_type, entity_id, details=None)``: append the
-audit row of a change (``action`` like ``purchase_order.approved``); ``details`` is copied, so
-a value the tool also returns never aliases the log."""
 
 
 # --- the simulated clock ---------------------------------------------------------------------

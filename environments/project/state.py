@@ -9,8 +9,9 @@ Contract:
   member load and over-capacity, sprint scope, velocity and remaining points, logged hours) are
   computed here on read and never stored. Tools and verifiers share these helpers, so both always
   agree on what a number means.
-* :func:`mint_id` and :func:`record_audit` are the only ways tools create ids and audit rows
-  (:mod:`silo.toolkit`'s sequences and audit trail, with this world's padding).
+* :func:`mint_id` and :data:`AUDIT` are the only ways tools create ids and audit rows
+  (:mod:`silo.toolkit`'s sequences and audit trail, with this world's padding); write tools reach
+  the audit trail through ``tools.common.WRITES``.
 * Lookups by a foreign key go through :class:`silo.Index`, so their cost follows the matches.
 
 Every helper that only reads accepts any ``Mapping`` view of the state, so verifiers can pass the
@@ -26,9 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from silo import Index
-from silo.toolkit import AuditTrail, FactFiles, Sequences
+from silo.toolkit.facts import FactFiles
+from silo.toolkit.records import AuditTrail, Sequences
 
 __all__ = [
+    "AUDIT",
     "COLLECTIONS",
     "ITEMS_BY_ASSIGNEE",
     "ITEMS_BY_PROJECT",
@@ -51,7 +54,6 @@ __all__ = [
     "over_capacity_by",
     "points_of",
     "project_hours",
-    "record_audit",
     "remaining_capacity",
     "round_half_up",
     "sprint_items",
@@ -84,6 +86,7 @@ SEQUENCES = Sequences(widths={"AUD": 4})
 """Id counters; zero padding is three digits except the audit log's four."""
 
 AUDIT = AuditTrail(SEQUENCES)
+"""This world's audit log: one row per change, ids ``AUD-0001`` from :data:`SEQUENCES`."""
 
 _FACTS = FactFiles(Path(__file__).resolve().parent / "data")
 
@@ -101,10 +104,6 @@ def create_state() -> State:
 
 mint_id = SEQUENCES.mint
 """``mint_id(state, prefix)``: the next id for ``prefix`` (``WI-025``, ``AUD-0003``)."""
-
-record_audit = AUDIT.record
-"""``record_audit(state, actor_id, action, entity_type, entity_id, details=None)``: append the
-single audit row a mutating tool call leaves behind (``details`` copied), and return it."""
 
 
 def round_half_up(value: float, places: int = 1) -> float:

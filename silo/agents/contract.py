@@ -23,6 +23,8 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from silo.errors import SiloException
+
 __all__ = [
     "AgentError",
     "AgentFn",
@@ -38,7 +40,7 @@ __all__ = [
 ]
 
 
-class RunLimitError(Exception):
+class RunLimitError(SiloException):
     """Raised by ``call_tool`` after the run ended; ``reason`` is the termination reason."""
 
     def __init__(self, reason: str, message: str) -> None:
@@ -46,11 +48,11 @@ class RunLimitError(Exception):
         self.reason = reason
 
 
-class AgentError(Exception):
+class AgentError(SiloException):
     """An agent's own failure (bad key, unreachable endpoint): ends the run as ``agent_error``."""
 
 
-class ModelError(Exception):
+class ModelError(SiloException):
     """The agent's model endpoint failed it: ends the run as ``model_error``, not ``agent_error``.
 
     Raised by a model-backed agent when a request is refused (connection refused, DNS, TLS),

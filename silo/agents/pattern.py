@@ -21,6 +21,8 @@ import string
 from dataclasses import dataclass
 from random import Random
 
+from silo.errors import SiloException
+
 __all__ = ["PRINTABLE", "Pattern", "PatternError", "parse_pattern"]
 
 PRINTABLE = string.ascii_letters + string.digits + " -_.@:/"
@@ -40,7 +42,7 @@ _MAX_EXTRA = 3  # repeats drawn beyond a quantifier's minimum, at most
 _MAX_RANGE = 256  # characters of a class range considered, from its start
 
 
-class PatternError(ValueError):
+class PatternError(SiloException, ValueError):
     """A pattern outside the supported subset, or not a valid regex."""
 
 

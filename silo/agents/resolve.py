@@ -143,13 +143,13 @@ def resolve_agent(
             where = f'environment "{env.name}"' if env else "this environment"
             raise AgentLoadError(
                 "agent_not_found",
-                f"{where} has no solver.py; write one exporting agent(inp), or choose another agent",
+                f"{where} has no agents/solver.py (or solver.py); write one exporting "
+                "agent(inp), or choose another agent",
             )
-        module = load_file(env.solver_path, f"{env.package}.solver")
+        module = load_file(env.solver_path, env.solver_module)
         if not callable(getattr(module, "agent", None)):
-            raise AgentLoadError(
-                "agent_invalid", f"environments/{env.name}/solver.py must export agent(inp)"
-            )
+            where = f"environments/{env.name}/{env.solver_path.relative_to(env.root).as_posix()}"
+            raise AgentLoadError("agent_invalid", f"{where} must export agent(inp)")
         return ResolvedAgent(
             module.agent,
             str(env.solver_path),

@@ -29,6 +29,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from silo.agents.pattern import PRINTABLE, Pattern, PatternError, parse_pattern
+from silo.errors import SiloException
 
 __all__ = ["SchemaSampler", "Unsatisfiable", "id_patterns", "ids_in"]
 
@@ -43,7 +44,7 @@ _MAX_DEPTH = 8
 _ATTEMPTS = 25
 
 
-class Unsatisfiable(Exception):
+class Unsatisfiable(SiloException):
     """No value could be drawn for a schema (unsupported keyword or contradictory bounds)."""
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from silo.authoring.files import Edit, check_file_id, read_json, relative
+from silo.authoring.files import Edit, check_file_id, load_json, relative
 from silo.errors import AuthoringError
 
 __all__ = ["add_data", "data_path", "list_data", "remove_data", "show_data", "update_data"]
@@ -43,12 +43,12 @@ def list_data(root: Path) -> list[dict[str, Any]]:
     """Every data file: its name and how many records it holds (``null`` for a scalar)."""
     folder = root / "data"
     paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    return [{"file": p.stem, "records": _size(read_json(root, p))} for p in paths]
+    return [{"file": p.stem, "records": _size(load_json(root, p))} for p in paths]
 
 
 def show_data(root: Path, name: str) -> Any:
     """The file's JSON value."""
-    return read_json(root, data_path(root, name, exists=True))
+    return load_json(root, data_path(root, name, exists=True))
 
 
 def add_data(root: Path, name: str, value: Any) -> dict[str, Any]:
@@ -78,7 +78,7 @@ def update_data(root: Path, name: str, value: Any, record_id: str | None = None)
     """Replace the file's value, or with ``record_id`` set (add or replace) that one record."""
     path = data_path(root, name, exists=True)
     if record_id is not None:
-        value = _set_record(root, path, read_json(root, path), record_id, value)
+        value = _set_record(root, path, load_json(root, path), record_id, value)
     edit = Edit(root)
     edit.write_json(path, value)
     return {"action": "updated", "file": path.stem, "record": record_id, "files": edit.written()}

@@ -15,7 +15,7 @@ from typing import Any
 from silo.errors import AuthoringError
 from silo.jsonio import pretty, write_text_atomic
 
-__all__ = ["Edit", "FILE_ID", "check_file_id", "read_json", "relative"]
+__all__ = ["Edit", "FILE_ID", "check_file_id", "load_json", "relative"]
 
 # Ids become file names (tasks/<id>.json, data/<name>.json): keep them plain.
 FILE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -37,7 +37,7 @@ def relative(root: Path, path: Path) -> str:
     return f"environments/{root.name}/{path.relative_to(root).as_posix()}"
 
 
-def read_json(root: Path, path: Path) -> Any:
+def load_json(root: Path, path: Path) -> Any:
     """The JSON value of ``path``; a file that does not parse is a refusal naming it."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))

@@ -1,6 +1,6 @@
 """Scaffolding a tool or a verifier: write its code, register it, prove the environment loads.
 
-A tool becomes ``tools/<name>.py`` (an ``@tool`` function that refuses until it is written) and
+A tool becomes ``tools/<name>.py`` (a ``define_tool`` whose body refuses until it is written) and
 one item of the tools list; a verifier becomes a check function placed above the verifiers list
 (returning one failing required check until it is written) and one ``define_verifier`` item of
 that list. Either step then loads the environment afresh; if it does not load, or the new tool or
@@ -35,20 +35,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import ToolError, tool
+from silo import Tool, ToolError, define_tool
+from silo.toolkit.schema import obj
 
 
-@tool{decorator}
-def {name}(state: Any) -> dict[str, Any]:
-    """{description}
-
-    Add typed parameters after ``state``: they become the tool's input schema, and an ``Args:``
-    section like this one describes them to the agent.
-
-    Args:
-        state: The world, passed by Silo (not part of the tool's input).
-    """
+def _{name}(state: Any, args: dict[str, Any]) -> dict[str, Any]:
     raise ToolError("not_implemented", "{name} is not written yet")
+
+
+{name}: Tool = define_tool(
+    "{name}",
+    {description},
+    obj({{}}),  # add properties with silo.toolkit's builders: obj({{"id": text("...")}}, ["id"])
+    _{name},{read_only}
+)
 '''
 
 _CHECK_FUNCTION = '''def {function}(final: Any, initial: Any, context: VerifierContext) -> list[Check]:
@@ -124,8 +124,8 @@ def add_tool(
     text = append_to_list(text, TOOL_LISTS, name, where)
     edit = Edit(root)
     summary = description or f"TODO: say what {name} does and when an agent should call it."
-    decorator = "(read_only=True)" if read_only else ""
-    edit.write(module, _TOOL_FILE.format(name=name, decorator=decorator, description=summary))
+    flag = "\n    read_only=True," if read_only else ""
+    edit.write(module, _TOOL_FILE.format(name=name, read_only=flag, description=repr(summary)))
     edit.write(registry, text)
     _prove(edit, root, lambda env: name in _tool_names(env), f'the tool "{name}"')
     return {"action": "added", "tool": name, "readOnly": read_only, "files": edit.written()}

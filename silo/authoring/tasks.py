@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from silo.authoring.files import Edit, check_file_id, read_json, relative
+from silo.authoring.files import Edit, check_file_id, load_json, relative
 from silo.errors import AuthoringError, TaskError
 from silo.tasks import load_tasks, parse_task
 
@@ -43,7 +43,7 @@ def find_task_file(root: Path, task_id: str) -> Path:
     candidates = [named] if named.is_file() else []
     candidates += [p for p in sorted(folder.glob("*.json")) if p != named]
     for path in candidates:
-        raw = read_json(root, path)
+        raw = load_json(root, path)
         if isinstance(raw, dict) and raw.get("id") == task_id:
             return path
     known = ", ".join(t["id"] for t in list_tasks(root)) or "none"
@@ -57,7 +57,7 @@ def find_task_file(root: Path, task_id: str) -> Path:
 def show_task(root: Path, task_id: str) -> dict[str, Any]:
     """The task's file exactly as it is (every key, in the file's order)."""
     path = find_task_file(root, task_id)
-    raw: dict[str, Any] = read_json(root, path)
+    raw: dict[str, Any] = load_json(root, path)
     return raw
 
 
@@ -93,7 +93,7 @@ def update_task(root: Path, task_id: str, fields: Mapping[str, Any]) -> dict[str
             "a task's id names its file and its runs; add a new task and remove this one instead",
         )
     path = find_task_file(root, task_id)
-    raw: dict[str, Any] = read_json(root, path)
+    raw: dict[str, Any] = load_json(root, path)
     before = dict(raw)
     raw.update(fields)
     edit = Edit(root)

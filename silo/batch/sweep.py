@@ -149,7 +149,7 @@ class _PointAgent:
     The first two repeats resolve the spec as ``run_task`` would; when both give the very same
     callable (a function, a module's ``agent``), later repeats reuse it. A spec that builds a
     new agent each time (a class, a factory with keyword arguments) keeps being resolved per
-    repeat, and one that fails is left to ``run_task`` to report exactly as before.
+    repeat, and one that fails is left to ``run_task`` to report like any agent that fails.
     """
 
     __slots__ = ("spec", "environment", "project_dir", "seen", "stable", "tries")

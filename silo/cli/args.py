@@ -15,13 +15,15 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from silo.errors import SiloException
+
 __all__ = ["Args", "UsageError", "out", "output_format", "parse", "parse_bool", "run_command"]
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
 
-class UsageError(Exception):
+class UsageError(SiloException):
     """A mistake on the command line; the message is one line."""
 
 

@@ -21,10 +21,22 @@ from silo.tools import Tool
 from silo.variants import Template, instance_count, instantiate, split_instance_id
 from silo.verifiers import Verifier
 
-__all__ = ["DEFAULT_ENTRYPOINT", "MANIFEST", "Environment", "Manifest"]
+__all__ = ["DEFAULT_ENTRYPOINT", "MANIFEST", "Environment", "Manifest", "solver_file"]
 
 MANIFEST = "silo.environment.json"
 DEFAULT_ENTRYPOINT = "./env.py"
+AGENTS_DIR = "agents"
+"""The folder of an environment's scripted agents (solver, probes and their helpers)."""
+
+
+def solver_file(root: Path) -> Path:
+    """Where the reference solver of the environment in ``root`` lives (it may not exist).
+
+    By convention ``agents/solver.py``, beside the environment's other scripted agents; an
+    environment without an ``agents/`` solver keeps it at its root (``solver.py``).
+    """
+    in_agents = root / AGENTS_DIR / "solver.py"
+    return in_agents if in_agents.is_file() else root / "solver.py"
 
 
 @dataclass(frozen=True)
@@ -134,8 +146,17 @@ class Environment:
 
     @property
     def solver_path(self) -> Path:
-        """Where the environment's reference solver lives (it may not exist)."""
-        return self.root / "solver.py"
+        """Where the environment's reference solver lives (see :func:`solver_file`)."""
+        return solver_file(self.root)
+
+    @property
+    def solver_module(self) -> str:
+        """The module name the solver is imported as, inside the environment's package.
+
+        So its relative imports reach its neighbours (``from .solver_kit import ...``).
+        """
+        relative = self.solver_path.relative_to(self.root).with_suffix("")
+        return ".".join((self.package, *relative.parts))
 
     def tool_specs(self) -> list[dict[str, Any]]:
         """The specs of the tools bound to a fresh initial state, as agents are offered them."""

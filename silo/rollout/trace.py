@@ -29,10 +29,10 @@ _time = time.time
 
 @functools.cache
 def _digit_table() -> tuple[str, ...]:
-    """Digits "000" to "999": a lookup is ~50x cheaper than formatting ``:03d`` on every event.
+    """Digits "000" to "999": a lookup instead of formatting ``:03d`` on every event.
 
-    Built by the first trace that needs it (building costs ~0.1 ms, which importing must not
-    pay) and shared read-only afterwards.
+    Built by the first trace that needs it (so importing does not pay for it) and shared
+    read-only afterwards.
     """
     return tuple([str(n)[1:] for n in range(1000, 2000)])
 

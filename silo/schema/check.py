@@ -4,7 +4,7 @@ Contract: :func:`schema_mistake` walks a JSON Schema (Draft 2020-12) and returns
 mistake in the keywords tools use — a ``type`` that names no JSON type, ``properties`` that are
 not schemas, ``required`` that is not a list of names, ``enum`` that is not a list, a bound that
 is not a number, a ``pattern`` that does not compile — as ``"<path>: <what is wrong>"``, or None.
-It does not import jsonschema (a rollout must not pay ~70 ms for it): ``silo-validate`` runs the
+It does not import jsonschema (a rollout must not pay for importing it): ``silo-validate`` runs the
 full meta-schema check; this catches, before the first call, what would otherwise blow up inside
 one and be blamed on the agent.
 """

@@ -40,8 +40,8 @@ class InputValidator:
     def __init__(self, schema: Mapping[str, Any]) -> None:
         """Compile ``schema``'s fast check; jsonschema is built on the first invalid input.
 
-        jsonschema is imported only then (~70 ms on a cold start), so a rollout whose input is
-        always valid never pays for it.
+        jsonschema is imported only then, so a rollout whose input is always valid never pays
+        for importing it.
         """
         self.schema = schema
         self._full: Draft202012Validator | None = None

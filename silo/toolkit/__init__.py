@@ -12,12 +12,14 @@ build on; each module has one job:
 * :mod:`silo.toolkit.paging`: one page size for a listing's schema and its window;
 * :mod:`silo.toolkit.facts`: loading ``data/*.json`` into a fresh world;
 * :mod:`silo.toolkit.records`: ids minted from a sequences table, the append-only audit log;
+* :mod:`silo.toolkit.writes`: write tools, the acting-user check and the audit row in one place;
 * :mod:`silo.toolkit.registry`: the check that a tool list names each tool once;
 * :mod:`silo.toolkit.solving`: a scripted solver's strict tool caller and instruction reading.
 
 What a world means stays in the world: its id shapes, vocabularies, messages that name its tools
 and its derived figures are the environment's, passed in as arguments. Layer: beside the
-contracts; it imports :mod:`silo.tools` and the standard library only, never a layer below.
+contracts; it imports the contracts (:mod:`silo.errors`, :mod:`silo.tools`, :mod:`silo.jsonio`)
+and the standard library only, never a layer below.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from silo.toolkit.schema import (
     text,
 )
 from silo.toolkit.solving import Call, SolverError, ToolCaller, first_match, strict_caller
+from silo.toolkit.writes import Writes
 
 __all__ = [
     "DATE_PATTERN",
@@ -79,6 +82,7 @@ __all__ = [
     "State",
     "ToolCaller",
     "View",
+    "Writes",
     "acting_record",
     "actor_id",
     "apply_changes",

@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from silo.errors import SiloException
+
 __all__ = ["Call", "SolverError", "ToolCaller", "first_match", "strict_caller"]
 
 Call = Callable[[str, dict[str, Any]], Any]
@@ -26,7 +28,7 @@ class ToolCaller(Protocol):
         """Call one tool; returns ``{"output": ..., "isError": bool}``."""
 
 
-class SolverError(RuntimeError):
+class SolverError(SiloException, RuntimeError):
     """A tool refused a call the reference solution relies on, or the task was not understood."""
 
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from silo.agents.contract import CancelSignal
+from silo.errors import SiloException
 from silo.tasks import UserSpec
 
 __all__ = ["SimulatedUser", "UserFailure", "UserTurn", "UserView", "no_identity"]
 
 
-class UserFailure(Exception):
+class UserFailure(SiloException):
     """The simulated user could not answer (its fault, or its endpoint's, never the agent's)."""
 
 

@@ -176,14 +176,15 @@ class _Rollouts:
 def _load_solver(env: Environment, report: Report) -> Any:
     if not env.solver_path.is_file():
         return None
+    where = env.solver_path.relative_to(env.root).as_posix()
     try:
-        module = load_file(env.solver_path, f"{env.package}.solver", reload=True)
+        module = load_file(env.solver_path, env.solver_module, reload=True)
     except SiloError as exc:
-        report.error("solver_failed", f"solver.py failed to load: {_short(exc.message, env)}")
+        report.error("solver_failed", f"{where} failed to load: {_short(exc.message, env)}")
         return None
     agent = getattr(module, "agent", None)
     if not callable(agent):
-        report.error("solver_failed", f"environments/{env.root.name}/solver.py has no agent(inp)")
+        report.error("solver_failed", f"environments/{env.root.name}/{where} has no agent(inp)")
         return None
     return agent
 

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from silo.errors import EnvironmentLoadError
+from silo.loading.definition import solver_file
 from silo.loading.environment import find_project_dir, resolve_environment_dir
 from silo.validate.static import check_data, check_loading, check_runtime, check_wiring
 from silo.validate.task_ids import check_task_ids
@@ -157,13 +158,13 @@ def validate_environment(
         report.warn("no_tasks", f"{where} has no tasks; add tasks/<ID>.json files")
     if loaded.tools == []:
         report.warn("no_tools", f"{where}: bind_tools(state) returns no tools; agents cannot act")
-    solver = root / "solver.py"
+    solver = solver_file(root)
     if deep is None:
         deep = solver.is_file()
     elif deep and parts.tasks and not solver.is_file():
         report.warn(
             "no_solver",
-            f"{where} has no solver.py, so nothing proves its tasks can be solved; write one "
+            f"{where} has no agents/solver.py (or solver.py), so nothing proves its tasks can be solved; write one "
             "exporting agent(inp)",
         )
     if deep and not report.ok:

@@ -23,7 +23,7 @@ from silo.distribution import version
 from silo.jsonio import remove_stale_in, write_text_atomic
 from silo.view.html import mapping
 from silo.view.index_page import GroupEntry, index_body
-from silo.view.read_json import read_json
+from silo.view.optional_json import optional_json
 from silo.view.run_detail import run_detail
 from silo.view.run_record import RunRecord, read_record, record_from_json, stamp
 from silo.view.site import folder_kind
@@ -79,7 +79,7 @@ def _format() -> str:
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
-    manifest = mapping(read_json(path))
+    manifest = mapping(optional_json(path))
     return manifest if manifest.get("format") == _format() else {}
 
 
@@ -122,7 +122,7 @@ def build_site(runs_dir: Path, out_dir: Path) -> BuildResult:
         target = out_dir / "groups" / name / "index.html"
         if old_groups.get(name) != current_group or not target.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)
-            body = sweep_body(name, mapping(read_json(folder / "summary.json")), members)
+            body = sweep_body(name, mapping(optional_json(folder / "summary.json")), members)
             write_text_atomic(target, site_page(f"{name} — silo-view", body, 2))
             rendered_groups += 1
         new_groups[name] = current_group

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.view.html import esc, json_block, records, table
-from silo.view.read_json import read_json
+from silo.view.optional_json import optional_json
 
 __all__ = ["CHANGES_FILE", "changes_table", "read_changes"]
 
@@ -28,11 +28,11 @@ def read_changes(folder: Path, problems: list[str]) -> list[dict[str, Any]] | No
     path = folder / CHANGES_FILE
     if not path.exists():
         return None
-    value = read_json(path, problems)
+    value = optional_json(path, problems)
     if isinstance(value, dict):  # a future typed document wrapping the list
         value = value.get("changes")
     if not isinstance(value, list):
-        if value is not None:  # else read_json said why
+        if value is not None:  # else optional_json said why
             problems.append(f"{CHANGES_FILE} is not a list of changes")
         return []
     return records(value)

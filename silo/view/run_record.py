@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.view.html import mapping
-from silo.view.read_json import read_json
+from silo.view.optional_json import optional_json
 from silo.view.run_page import RUN_FILES, load_run, verdict
 
 __all__ = ["ARTIFACT_FILES", "RunRecord", "read_record", "record_from_json", "stamp"]
@@ -69,7 +69,7 @@ def stamp(folder: Path) -> list[list[Any]]:
 
 
 def _read_object(path: Path) -> dict[str, Any]:
-    return mapping(read_json(path))
+    return mapping(optional_json(path))
 
 
 def _number(value: Any) -> float | None:

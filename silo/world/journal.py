@@ -8,9 +8,9 @@ top-level list: only its length while it is merely appended to) or which whole t
 and the base holds what each was. :meth:`Journal.initial` is the world as the rollout began
 (the base where the rollout changed something, the world's own untouched values elsewhere), and
 :meth:`Journal.rollback` makes the world equal to the base again in place, key order included,
-by putting copies of the base's values in the touched slots (the copy a rollout used to make
-before its first change to a row is made after its last, so a world that holds nothing shared
-keeps holding nothing shared). ``FROZEN`` refuses every change (verifiers
+by putting copies of the base's values in the touched slots (a row is copied after its last
+change, not before its first, so a world that holds nothing shared keeps holding nothing
+shared). ``FROZEN`` refuses every change (verifiers
 run then); a change while ``IDLE`` marks the world ``dirty`` so it is never reused.
 """
 

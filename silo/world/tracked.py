@@ -19,6 +19,8 @@ import copy
 from collections.abc import Iterable
 from typing import Any, Protocol, SupportsIndex
 
+from silo.errors import SiloException
+
 __all__ = [
     "COLL",
     "LIST",
@@ -68,11 +70,11 @@ class ChangeListener(Protocol):
         """
 
 
-class StateMutationError(RuntimeError):
+class StateMutationError(SiloException, RuntimeError):
     """Raised when a verifier (or anything after the rollout) tries to change the world."""
 
 
-class NotTrackable(TypeError):
+class NotTrackable(SiloException, TypeError):
     """The state holds a value the tracker cannot follow (a set, a tuple, an object)."""
 
 

@@ -15,7 +15,7 @@ from tests.environments.task_runs import PROJECT, TOOL_TASKS
 from tests.environments.task_runs import run as run_in
 
 TASKS = TOOL_TASKS["erp"]
-PROBE = str(PROJECT / "environments" / "erp" / "probe.py")
+PROBE = str(PROJECT / "environments" / "erp" / "agents" / "probe.py")
 PROBE_OUTPUT = (
     "tools=185 read:ok write:ok reread:ok undeclared-arg:rejected missing-required:rejected "
     "unknown-tool:rejected"

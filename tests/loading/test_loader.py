@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from silo.errors import EnvironmentLoadError, SiloError, TaskError
+from silo.loading.definition import solver_file
 from silo.loading.environment import EnvironmentCache, load_environment, read_environment
 
 ENV_PY = """
@@ -20,7 +21,7 @@ def bind_tools(state):
     return [define_tool(name="get", description="Read A.", input_schema={"type": "object"},
                         run=lambda args: state["items"]["A"])]
 
-verifiers = [define_verifier(id="VER-001", name="A is 1", task_id="TASK-001",
+verifiers = [define_verifier(id="VER-001", name="A is 1",
                              check=lambda final, initial, ctx: [check("A is 1", True)])]
 """
 TASK = {"id": "TASK-001", "title": "T", "instruction": "Read A.", "verifierId": "VER-001"}
@@ -148,3 +149,13 @@ def test_an_unknown_environment_names_the_known_ones(tmp_path: Path) -> None:
         EnvironmentLoadError, match='unknown environment "nope".*known: crm, erp, mini, project'
     ):
         load_environment("nope", tmp_path, cache=EnvironmentCache())
+
+
+def test_the_solver_is_found_in_agents_first_then_at_the_root(tmp_path: Path) -> None:
+    root = tmp_path / "world"
+    (root / "agents").mkdir(parents=True)
+    assert solver_file(root) == root / "solver.py"  # neither exists: the root is the default
+    (root / "solver.py").write_text("def agent(inp):\n    return 'root'\n")
+    assert solver_file(root) == root / "solver.py"
+    (root / "agents" / "solver.py").write_text("def agent(inp):\n    return 'agents'\n")
+    assert solver_file(root) == root / "agents" / "solver.py"

@@ -32,8 +32,9 @@ def test_it_validates_with_no_finding_at_all(library: Path, tmp_path: Path) -> N
 def test_it_uses_the_recommended_style() -> None:
     source = {p.name: p.read_text() for p in Path(str(template_dir("minimal"))).rglob("*.py")}
     everything = "\n".join(source.values())
-    assert "@tool(read_only=True)" in source["books.py"] and "@tool\n" in source["books.py"]
-    assert "define_tool" not in everything
+    assert source["books.py"].count("define_tool(") == 2  # the one documented way (authoring.md)
+    assert "from silo.toolkit.schema import obj, text" in source["books.py"]
+    assert "@tool" not in everything
     assert "raise ToolError" in source["books.py"]
     assert "TypedDict" in source["state.py"]
     assert "from silo.grading import" in source["verifiers.py"]

@@ -203,10 +203,10 @@ def test_no_tools_and_no_tasks(check_env: Check) -> None:
 def test_verifier_duplicate_id(check_env: Check) -> None:
     report = check_env(
         env_py={
-            'verifiers = [define_verifier("VER-001", "TASK-001", "A set to 5", _a_is_five)]': (
+            'verifiers = [define_verifier("VER-001", "A set to 5", _a_is_five)]': (
                 "verifiers = [\n"
-                '    define_verifier("VER-001", "TASK-001", "A set to 5", _a_is_five),\n'
-                '    define_verifier("VER-001", "TASK-001", "again", _a_is_five),\n'
+                '    define_verifier("VER-001", "A set to 5", _a_is_five),\n'
+                '    define_verifier("VER-001", "again", _a_is_five),\n'
                 "]"
             )
         }
@@ -216,11 +216,13 @@ def test_verifier_duplicate_id(check_env: Check) -> None:
 
 
 def test_verifier_orphan(check_env: Check) -> None:
-    report = check_env(
-        env_py={
-            "verifiers = [": 'verifiers = [define_verifier("VER-9", "TASK-9", "x", _a_is_five), '
-        }
-    )
+    # Only the deprecated form names a task from the verifier's side, so only it can orphan one.
+    with pytest.warns(DeprecationWarning, match="the task id is no longer needed"):
+        report = check_env(
+            env_py={
+                "verifiers = [": 'verifiers = [define_verifier("VER-9", "TASK-9", "x", _a_is_five), '
+            }
+        )
     assert '"VER-9" grades task "TASK-9"' in only(report, "verifier_orphan", "warning").message
     assert report.ok
 
@@ -233,9 +235,12 @@ def test_task_verifier_unresolved(check_env: Check) -> None:
 
 
 def test_verifier_task_mismatch(check_env: Check) -> None:
-    report = check_env(
-        files={"tasks/TASK-002.json": task("TASK-002", "VER-001")},
-    )
+    # Only the deprecated form names a task from the verifier's side, so only it can disagree.
+    with pytest.warns(DeprecationWarning, match="the task id is no longer needed"):
+        report = check_env(
+            files={"tasks/TASK-002.json": task("TASK-002", "VER-001")},
+            env_py={'"VER-001", "A set': '"VER-001", "TASK-001", "A set'},
+        )
     message = only(report, "verifier_task_mismatch").message
     assert "TASK-002.json" in message and 'grades task "TASK-001"' in message
 
@@ -357,7 +362,7 @@ def test_nondeterministic(check_env: Check) -> None:
         deep=True,
         files={"solver.py": solver, "tasks/TASK-001.json": task(verifier_id="VER-ALL")},
         env_py={
-            "verifiers = [": 'verifiers = [define_verifier("VER-ALL", "TASK-001", "any", '
+            "verifiers = [": 'verifiers = [define_verifier("VER-ALL", "any", '
             'lambda f, i, c: [check("answered", bool(c.agent_output))]), ',
             "def _get(state, args):": "import itertools\nCOUNT = itertools.count()\n\n\n"
             "def _get(state, args):",

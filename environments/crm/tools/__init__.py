@@ -8,7 +8,7 @@ own: each ``run(state, input)`` acts on the world it is given, so one list serve
 from __future__ import annotations
 
 from silo import Tool
-from silo.toolkit import unique_tools
+from silo.toolkit.registry import unique_tools
 
 from . import (
     accounts,

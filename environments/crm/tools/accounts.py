@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import changes, non_blank, search_term
-from silo.toolkit.results import snapshot, sorted_by_id
-from silo.toolkit.schema import choice, obj, text
+from silo.toolkit.guards import apply_changes, changes, non_blank, search_term
+from silo.toolkit.results import contains, snapshot, sorted_by_id
+from silo.toolkit.schema import choice, text
 
-from ..state import CONTACTS_BY_ACCOUNT, OPPORTUNITIES_BY_ACCOUNT, mint_id, record_audit
-from .common import acting_user, apply_changes, assignable_user, contains, fetch, page
-from .schema import ACCOUNT_TIERS, actor, by_id, listing, long_text, record_id, searching
+from ..state import CONTACTS_BY_ACCOUNT, OPPORTUNITIES_BY_ACCOUNT, mint_id
+from .common import WRITES, assignable_user, fetch, page
+from .schema import ACCOUNT_TIERS, by_id, listing, long_text, record_id, searching
 from .views import contact_view, opportunity_view
 
 State = dict[str, Any]
@@ -96,20 +96,18 @@ def _get_account(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_account(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     account = new_account(state, args, args.get("ownerId", args["actorId"]))
-    record_audit(state, args["actorId"], "account.created", "account", account["id"])
+    WRITES.audit(state, args, "account.created", "account", account["id"])
     return snapshot(account)
 
 
 def _update_account(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     account = fetch(state, "accounts", args["accountId"])
     updates = changes(args, UPDATABLE)
     if "ownerId" in updates:
         assignable_user(state, updates["ownerId"])
     diff = apply_changes(account, updates)
-    record_audit(state, args["actorId"], "account.updated", "account", account["id"], diff)
+    WRITES.audit(state, args, "account.updated", "account", account["id"], diff)
     return snapshot(account)
 
 
@@ -153,33 +151,31 @@ TOOLS: list[Tool] = [
         _get_account,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_account",
         "Create a new account. The name must not match an existing account; the owner defaults "
         "to the acting user and must be active.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "name": text("Company name of the new account."),
                 **_descriptive_fields(),
                 "ownerId": record_id("user", "Active user who will own the account."),
             },
-            ["actorId", "name"],
+            ["name"],
         ),
         _create_account,
     ),
-    define_tool(
+    WRITES.tool(
         "update_account",
         "Change an account's industry, tier, website, city, notes or owner. Pass only the "
         "fields to change.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "accountId": record_id("account", "Id of the account to change."),
                 **_descriptive_fields(),
                 "ownerId": record_id("user", "Active user who should own the account."),
             },
-            ["actorId", "accountId"],
+            ["accountId"],
         ),
         _update_account,
     ),

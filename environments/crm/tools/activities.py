@@ -16,9 +16,9 @@ from silo.toolkit.guards import non_blank
 from silo.toolkit.results import sorted_by_id
 from silo.toolkit.schema import choice, day, obj, text
 
-from ..state import days_between, mint_id, record_audit
-from .common import acting_user, assignable_user, fetch, future_day, page, past_day
-from .schema import ACTIVITY_TYPES, RELATED_TYPES, actor, listing, long_text, record_id
+from ..state import days_between, mint_id
+from .common import WRITES, assignable_user, fetch, future_day, page, past_day
+from .schema import ACTIVITY_TYPES, RELATED_TYPES, listing, long_text, record_id
 from .views import activity_view
 
 State = dict[str, Any]
@@ -51,9 +51,9 @@ def _new_activity(state: State, args: Args, owner_id: str, due: str, done: str |
     }
     state["activities"][activity["id"]] = activity
     action = "activity.logged" if done else "activity.scheduled"
-    record_audit(
+    WRITES.audit(
         state,
-        args["actorId"],
+        args,
         action,
         "activity",
         activity["id"],
@@ -78,19 +78,16 @@ def _get_activity(state: State, args: Args) -> dict[str, Any]:
 
 
 def _log_activity(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     return _new_activity(state, args, args["actorId"], state["now"], state["now"])
 
 
 def _schedule_followup(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     owner = assignable_user(state, args.get("ownerId", args["actorId"]))
     due = future_day(state, args["dueDate"], "dueDate")
     return _new_activity(state, args, owner["id"], due, None)
 
 
 def _complete_activity(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     activity = fetch(state, "activities", args["activityId"])
     if activity["completedOn"] is not None:
         raise ToolError(
@@ -106,9 +103,9 @@ def _complete_activity(state: State, args: Args) -> dict[str, Any]:
     activity["completedOn"] = done
     if args.get("outcome", "").strip():
         activity["notes"] = " ".join(filter(None, (activity["notes"], args["outcome"].strip())))
-    record_audit(
+    WRITES.audit(
         state,
-        args["actorId"],
+        args,
         "activity.completed",
         "activity",
         activity["id"],
@@ -130,7 +127,7 @@ def _activity_fields() -> dict[str, Any]:
     }
 
 
-_NEW_REQUIRED = ("actorId", "type", "subject", "relatedType", "relatedId")
+_NEW_REQUIRED = ("type", "subject", "relatedType", "relatedId")
 
 TOOLS: list[Tool] = [
     define_tool(
@@ -159,21 +156,20 @@ TOOLS: list[Tool] = [
         _get_activity,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "log_activity",
         "Record something that already happened today (a call, email, meeting, task or note) "
         "against an account, contact, lead or opportunity. It is stored as completed today "
         "and owned by the acting user.",
-        obj({"actorId": actor(), **_activity_fields()}, _NEW_REQUIRED),
+        WRITES.input(_activity_fields(), _NEW_REQUIRED),
         _log_activity,
     ),
-    define_tool(
+    WRITES.tool(
         "schedule_followup",
         "Schedule an open activity due today or later against an account, contact, lead or "
         "opportunity. The owner defaults to the acting user and must be active.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 **_activity_fields(),
                 "dueDate": day("Date it is due (YYYY-MM-DD, today or later)."),
                 "ownerId": record_id("user", "Active user who should do it."),
@@ -182,18 +178,17 @@ TOOLS: list[Tool] = [
         ),
         _schedule_followup,
     ),
-    define_tool(
+    WRITES.tool(
         "complete_activity",
         "Mark an open activity as done, today by default, optionally adding an outcome to its "
         "notes.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "activityId": record_id("activity", "Id of the open activity."),
                 "completedOn": day("Date it was done (YYYY-MM-DD, not in the future)."),
                 "outcome": long_text("What came of it; appended to the notes."),
             },
-            ["actorId", "activityId"],
+            ["activityId"],
         ),
         _complete_activity,
     ),

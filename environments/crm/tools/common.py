@@ -5,8 +5,8 @@ conventional codes (``not_found`` for unknown ids, ``not_allowed`` for deactivat
 owners, ``invalid_input`` for impossible dates or empty updates), so tool bodies read as the
 happy path. Tools take the generic readers (blank text, empty updates, search terms, detached
 copies, id order) from :mod:`silo.toolkit`; what names the CRM's records, tools and clock is
-defined here, on top of the toolkit's guards. :func:`apply_changes` and :func:`contains` are
-the toolkit's, used through this module (``benchmarks/crm_mutants`` shadows them here).
+defined here, on top of the toolkit's guards. :data:`WRITES` makes every write tool: it checks
+the acting user before the tool's body runs and writes the audit row the body asks for.
 :func:`page` is the one pagination used by list and search tools (with the CRM's page size).
 """
 
@@ -17,11 +17,11 @@ from datetime import date
 from typing import Any
 
 from silo import ToolError
-from silo.toolkit import Record, acting_record, find_record, parse_day, require_active
-from silo.toolkit.guards import apply_changes as apply_changes  # re-exported: see the contract
-from silo.toolkit.results import contains as contains  # re-exported: see the contract
+from silo.toolkit.guards import Record, find_record, parse_day, require_active
+from silo.toolkit.writes import Writes
 
-from .schema import PAGING
+from ..state import AUDIT
+from .schema import PAGING, actor
 
 LABELS = {
     "users": "user",
@@ -40,9 +40,8 @@ def fetch(state: Mapping[str, Any], collection: str, record_id: str) -> Record:
     return find_record(state, collection, record_id, LABELS[collection], finder)
 
 
-def acting_user(state: Mapping[str, Any], actor_id: str) -> Record:
-    """The user performing a change; unknown or deactivated users are refused."""
-    return acting_record(state, "users", actor_id, "user", "see list_users")
+WRITES = Writes(AUDIT, actor(), people="users", kind="user", hint="see list_users")
+"""The CRM's write tools: ``actorId`` names an active user, and each change leaves audit rows."""
 
 
 def assignable_user(state: Mapping[str, Any], user_id: str) -> Record:

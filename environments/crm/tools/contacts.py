@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import changes, non_blank, search_term
-from silo.toolkit.results import sorted_by_id
-from silo.toolkit.schema import email, flag, obj, text
+from silo.toolkit.guards import apply_changes, changes, non_blank, search_term
+from silo.toolkit.results import contains, sorted_by_id
+from silo.toolkit.schema import email, flag, text
 
-from ..state import CONTACTS_BY_ACCOUNT, mint_id, record_audit
-from .common import acting_user, apply_changes, contains, fetch, page
-from .schema import actor, by_id, listing, record_id, searching
+from ..state import CONTACTS_BY_ACCOUNT, mint_id
+from .common import WRITES, fetch, page
+from .schema import by_id, listing, record_id, searching
 from .views import contact_view
 
 State = dict[str, Any]
@@ -62,12 +62,12 @@ def new_contact(
     if primary and account_id is None:
         raise ToolError("invalid_input", "only a contact on an account can be its primary contact")
     check_email_free(state, fields["email"])
-    non_blank(fields["firstName"], "firstName")
-    non_blank(fields["lastName"], "lastName")
+    first_name = non_blank(fields["firstName"], "firstName")
+    last_name = non_blank(fields["lastName"], "lastName")
     contact = {
         "id": mint_id(state, "CON"),
-        "firstName": non_blank(fields["firstName"], "firstName"),
-        "lastName": non_blank(fields["lastName"], "lastName"),
+        "firstName": first_name,
+        "lastName": last_name,
         "email": fields["email"].strip(),
         "phone": fields.get("phone") or "",
         "title": fields.get("title") or "",
@@ -114,17 +114,15 @@ def _get_contact(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_contact(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     account_id = args.get("accountId")
     if account_id is not None:
         fetch(state, "accounts", account_id)
     contact = new_contact(state, args, account_id, bool(args.get("isPrimary", False)))
-    record_audit(state, args["actorId"], "contact.created", "contact", contact["id"])
+    WRITES.audit(state, args, "contact.created", "contact", contact["id"])
     return contact_view(state, contact)
 
 
 def _update_contact(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     contact = fetch(state, "contacts", args["contactId"])
     updates = changes(args, UPDATABLE)
     for name in ("firstName", "lastName"):
@@ -133,12 +131,11 @@ def _update_contact(state: State, args: Args) -> dict[str, Any]:
     if "email" in updates:
         check_email_free(state, updates["email"], contact["id"])
     diff = apply_changes(contact, updates)
-    record_audit(state, args["actorId"], "contact.updated", "contact", contact["id"], diff)
+    WRITES.audit(state, args, "contact.updated", "contact", contact["id"], diff)
     return contact_view(state, contact)
 
 
 def _link_contact(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     contact = fetch(state, "contacts", args["contactId"])
     account = fetch(state, "accounts", args["accountId"])
     make_primary = bool(args.get("makePrimary", False))
@@ -152,7 +149,7 @@ def _link_contact(state: State, args: Args) -> dict[str, Any]:
         contact["isPrimary"] = False
     demoted = _make_primary(state, contact) if make_primary else []
     details = {"fromAccountId": previous, "toAccountId": account["id"], "demoted": demoted}
-    record_audit(state, args["actorId"], "contact.linked", "contact", contact["id"], details)
+    WRITES.audit(state, args, "contact.linked", "contact", contact["id"], details)
     return contact_view(state, contact)
 
 
@@ -191,13 +188,12 @@ TOOLS: list[Tool] = [
         _get_contact,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_contact",
         "Create a contact, optionally on an account. Making it primary demotes the account's "
         "current primary contact; a contact without an account cannot be primary.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "firstName": text("Given name."),
                 "lastName": text("Family name."),
                 "email": email("Email address; must not belong to another contact."),
@@ -205,39 +201,37 @@ TOOLS: list[Tool] = [
                 "accountId": record_id("account", "Account the contact works for."),
                 "isPrimary": flag("Make this the account's primary contact.", False),
             },
-            ["actorId", "firstName", "lastName", "email"],
+            ["firstName", "lastName", "email"],
         ),
         _create_contact,
     ),
-    define_tool(
+    WRITES.tool(
         "update_contact",
         "Change a contact's name, email, phone or title. Pass only the fields to change; use "
         "link_contact_to_account to change the account.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "contactId": record_id("contact", "Id of the contact to change."),
                 "firstName": text("New given name."),
                 "lastName": text("New family name."),
                 "email": email("New email address; must not belong to another contact."),
                 **_person_fields(),
             },
-            ["actorId", "contactId"],
+            ["contactId"],
         ),
         _update_contact,
     ),
-    define_tool(
+    WRITES.tool(
         "link_contact_to_account",
         "Attach a contact to an account (moving it from any previous account), optionally as "
         "the account's primary contact.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "contactId": record_id("contact", "Id of the contact to attach."),
                 "accountId": record_id("account", "Id of the account to attach it to."),
                 "makePrimary": flag("Also make it the account's primary contact.", False),
             },
-            ["actorId", "contactId", "accountId"],
+            ["contactId", "accountId"],
         ),
         _link_contact,
     ),

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
-from silo.toolkit.schema import choice, day, flag, obj, text
+from silo import Tool, ToolError
+from silo.toolkit.schema import choice, day, flag, text
 
-from ..state import record_audit
 from .accounts import account_named, new_account
-from .common import fetch, future_day
+from .common import WRITES, fetch, future_day
 from .contacts import check_email_free, has_primary, new_contact
 from .leads import lead_id, lead_in_status
 from .opportunities import new_opportunity
-from .schema import ACCOUNT_TIERS, actor, amount, record_id
+from .schema import ACCOUNT_TIERS, amount, record_id
 from .views import lead_view
 
 State = dict[str, Any]
@@ -85,20 +84,19 @@ def _convert_lead(state: State, args: Args) -> dict[str, Any]:
         "convertedOpportunityId": opp_id,
     }
     lead.update({"status": "converted", "convertedOn": state["now"], **links})
-    record_audit(state, args["actorId"], "lead.converted", "lead", lead["id"], links)
+    WRITES.audit(state, args, "lead.converted", "lead", lead["id"], links)
     return {"lead": lead_view(state, lead), **links}
 
 
 TOOLS: list[Tool] = [
-    define_tool(
+    WRITES.tool(
         "convert_lead",
         "Turn a qualified lead into a contact on an existing account (accountId) or on a new "
         "account named after its company, plus an opportunity (on by default; amount and "
         "expectedCloseDate are then required). The deal starts in the first open stage and is "
         "owned by the lead's owner when still active, otherwise by the acting user.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "leadId": lead_id("Id of the qualified lead to convert."),
                 "accountId": record_id(
                     "account", "Existing account to attach to; omit to create a new account."
@@ -113,7 +111,7 @@ TOOLS: list[Tool] = [
                 "amount": amount("Value of the new deal in US dollars."),
                 "expectedCloseDate": day("Expected close date of the new deal (YYYY-MM-DD)."),
             },
-            ["actorId", "leadId"],
+            ["leadId"],
         ),
         _convert_lead,
     ),

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import non_blank
-from silo.toolkit.schema import obj
 
-from ..state import record_audit
-from .common import acting_user, assignable_user, fetch
+from .common import WRITES, assignable_user, fetch
 from .opportunities import open_stages, require_open
-from .schema import actor, amount, long_text, record_id
+from .schema import amount, long_text, record_id
 from .views import opportunity_view
 
 State = dict[str, Any]
@@ -28,8 +26,7 @@ Args = dict[str, Any]
 
 
 def _open_deal(state: State, args: Args) -> dict[str, Any]:
-    """The deal named by ``args`` once the actor is checked; refuses closed deals."""
-    acting_user(state, args["actorId"])
+    """The deal named by ``args``; refuses closed deals."""
     opp = fetch(state, "opportunities", args["opportunityId"])
     require_open(state, opp)
     return opp
@@ -47,9 +44,7 @@ def _move(state: State, args: Args, opp: dict[str, Any], stage: dict[str, Any]) 
     details = {"fromStageId": opp["stageId"], "toStageId": stage["id"]}
     opp["stageId"] = stage["id"]
     opp["stageEnteredOn"] = state["now"]
-    record_audit(
-        state, args["actorId"], "opportunity.stage_changed", "opportunity", opp["id"], details
-    )
+    WRITES.audit(state, args, "opportunity.stage_changed", "opportunity", opp["id"], details)
     return opportunity_view(state, opp)
 
 
@@ -97,7 +92,7 @@ def _close(state: State, args: Args, won: bool) -> dict[str, Any]:
     opp["stageEnteredOn"] = state["now"]
     opp["closedDate"] = state["now"]
     action = "opportunity.won" if won else "opportunity.lost"
-    record_audit(state, args["actorId"], action, "opportunity", opp["id"], details)
+    WRITES.audit(state, args, action, "opportunity", opp["id"], details)
     return opportunity_view(state, opp)
 
 
@@ -123,26 +118,23 @@ def _reassign(state: State, args: Args) -> dict[str, Any]:
         raise ToolError("conflict", f"{opp['id']} is already owned by {new_owner['name']}")
     details = {"fromOwnerId": opp["ownerId"], "toOwnerId": new_owner["id"]}
     opp["ownerId"] = new_owner["id"]
-    record_audit(
-        state, args["actorId"], "opportunity.reassigned", "opportunity", opp["id"], details
-    )
+    WRITES.audit(state, args, "opportunity.reassigned", "opportunity", opp["id"], details)
     return opportunity_view(state, opp)
 
 
 def _deal_input(extra: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
     """Input object for a tool acting on one deal: actor, deal id and ``extra`` properties."""
-    return obj(
+    return WRITES.input(
         {
-            "actorId": actor(),
             "opportunityId": record_id("opportunity", "Id of the open deal to act on."),
             **extra,
         },
-        ["actorId", "opportunityId", *required],
+        ["opportunityId", *required],
     )
 
 
 TOOLS: list[Tool] = [
-    define_tool(
+    WRITES.tool(
         "set_opportunity_stage",
         "Move an open deal to another open stage (forwards or backwards). Restarts its "
         "days-in-stage count. Closing is done with the close tools.",
@@ -151,21 +143,21 @@ TOOLS: list[Tool] = [
         ),
         _set_stage,
     ),
-    define_tool(
+    WRITES.tool(
         "advance_opportunity_stage",
         "Move an open deal one stage forward. Refused at the last open stage (Negotiation): "
         "close the deal instead.",
         _deal_input({}),
         _advance_stage,
     ),
-    define_tool(
+    WRITES.tool(
         "close_opportunity_won",
         "Book an open deal as won today. Pass finalAmount when the signed value differs from "
         "the amount on the deal; otherwise the current amount stands.",
         _deal_input({"finalAmount": amount("Signed contract value in US dollars.")}),
         _close_won,
     ),
-    define_tool(
+    WRITES.tool(
         "close_opportunity_lost",
         "Mark an open deal as lost today, with the reason it was lost.",
         _deal_input(
@@ -173,7 +165,7 @@ TOOLS: list[Tool] = [
         ),
         _close_lost,
     ),
-    define_tool(
+    WRITES.tool(
         "reassign_opportunity",
         "Hand an open deal to another active user. Only the current owner or a manager may do "
         "this; closed deals keep their owner.",

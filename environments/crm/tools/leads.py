@@ -12,16 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import non_blank, search_term
-from silo.toolkit.results import sorted_by_id
-from silo.toolkit.schema import choice, email, flag, obj, text
+from silo.toolkit.guards import apply_changes, non_blank, search_term
+from silo.toolkit.results import contains, sorted_by_id
+from silo.toolkit.schema import choice, email, flag, text
 
-from ..state import mint_id, record_audit
-from .common import acting_user, apply_changes, assignable_user, contains, fetch, page
+from ..state import mint_id
+from .common import WRITES, assignable_user, fetch, page
 from .schema import (
     LEAD_SOURCES,
     LEAD_STATUSES,
-    actor,
     by_id,
     listing,
     long_text,
@@ -37,8 +36,7 @@ UPDATABLE = ("email", "phone", "title", "company", "industry", "ownerId", "notes
 
 
 def lead_in_status(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    """The lead in ``args`` after the actor check; refuses leads whose status forbids ``verb``."""
-    acting_user(state, args["actorId"])
+    """The lead in ``args``; refuses leads whose status forbids ``verb``."""
     lead = fetch(state, "leads", args["leadId"])
     if lead["status"] not in allowed:
         raise ToolError(
@@ -76,7 +74,6 @@ def _get_lead(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_lead(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     owner = assignable_user(state, args.get("ownerId", args["actorId"]))
     names = {key: non_blank(args[key], key) for key in ("firstName", "lastName", "company")}
     lead = {
@@ -99,7 +96,7 @@ def _create_lead(state: State, args: Args) -> dict[str, Any]:
         "convertedOpportunityId": None,
     }
     state["leads"][lead["id"]] = lead
-    record_audit(state, args["actorId"], "lead.created", "lead", lead["id"])
+    WRITES.audit(state, args, "lead.created", "lead", lead["id"])
     return lead_view(state, lead)
 
 
@@ -120,14 +117,14 @@ def _update_lead(state: State, args: Args) -> dict[str, Any]:
             f"nothing to update; pass markContacted or one of: {', '.join(UPDATABLE)}",
         )
     diff = apply_changes(lead, updates)
-    record_audit(state, args["actorId"], "lead.updated", "lead", lead["id"], diff)
+    WRITES.audit(state, args, "lead.updated", "lead", lead["id"], diff)
     return lead_view(state, lead)
 
 
 def _qualify_lead(state: State, args: Args) -> dict[str, Any]:
     lead = lead_in_status(state, args, ("new", "working"), "qualified")
     lead["status"] = "qualified"
-    record_audit(state, args["actorId"], "lead.qualified", "lead", lead["id"])
+    WRITES.audit(state, args, "lead.qualified", "lead", lead["id"])
     return lead_view(state, lead)
 
 
@@ -136,9 +133,7 @@ def _disqualify_lead(state: State, args: Args) -> dict[str, Any]:
     reason = non_blank(args["reason"], "reason")
     lead["status"] = "disqualified"
     lead["disqualifyReason"] = reason
-    record_audit(
-        state, args["actorId"], "lead.disqualified", "lead", lead["id"], {"reason": reason}
-    )
+    WRITES.audit(state, args, "lead.disqualified", "lead", lead["id"], {"reason": reason})
     return lead_view(state, lead)
 
 
@@ -175,12 +170,11 @@ TOOLS: list[Tool] = [
         _get_lead,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_lead",
         "Record a new lead (status new). The owner defaults to the acting user.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "firstName": text("Given name."),
                 "lastName": text("Family name."),
                 "company": text("Company the lead works for."),
@@ -192,17 +186,16 @@ TOOLS: list[Tool] = [
                 "ownerId": record_id("user", "Active user who will work the lead."),
                 "notes": long_text("Free-text notes."),
             },
-            ["actorId", "firstName", "lastName", "company", "email", "source"],
+            ["firstName", "lastName", "company", "email", "source"],
         ),
         _create_lead,
     ),
-    define_tool(
+    WRITES.tool(
         "update_lead",
         "Change a lead's details or owner, or set markContacted to stamp today's contact (a new "
         "lead becomes working). Converted leads cannot be changed.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "leadId": lead_id("Id of the lead to change."),
                 "email": email("New email address."),
                 "phone": text("New phone number."),
@@ -213,31 +206,30 @@ TOOLS: list[Tool] = [
                 "notes": long_text("Replacement notes."),
                 "markContacted": flag("true to record that the lead was contacted today.", False),
             },
-            ["actorId", "leadId"],
+            ["leadId"],
         ),
         _update_lead,
     ),
-    define_tool(
+    WRITES.tool(
         "qualify_lead",
         "Mark a new or working lead as qualified, ready to convert.",
-        obj(
-            {"actorId": actor(), "leadId": lead_id("Id of the lead to qualify.")},
-            ["actorId", "leadId"],
+        WRITES.input(
+            {"leadId": lead_id("Id of the lead to qualify.")},
+            ["leadId"],
         ),
         _qualify_lead,
     ),
-    define_tool(
+    WRITES.tool(
         "disqualify_lead",
         "Mark a lead as disqualified with a reason. Converted leads cannot be disqualified.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "leadId": lead_id("Id of the lead to disqualify."),
                 "reason": text(
                     "Why the lead is not worth pursuing.", min_length=3, max_length=2000
                 ),
             },
-            ["actorId", "leadId", "reason"],
+            ["leadId", "reason"],
         ),
         _disqualify_lead,
     ),

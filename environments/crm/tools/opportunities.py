@@ -14,14 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from silo import Tool, ToolError, define_tool
-from silo.toolkit.guards import changes, non_blank, search_term
-from silo.toolkit.results import sorted_by_id
-from silo.toolkit.schema import choice, day, flag, obj, text
+from silo.toolkit.guards import apply_changes, changes, non_blank, search_term
+from silo.toolkit.results import contains, sorted_by_id
+from silo.toolkit.schema import choice, day, flag, text
 
 from .. import state as derived
-from ..state import mint_id, record_audit
-from .common import acting_user, apply_changes, assignable_user, contains, fetch, future_day, page
-from .schema import OPPORTUNITY_STATUSES, actor, amount, by_id, listing, record_id, searching
+from ..state import mint_id
+from .common import WRITES, assignable_user, fetch, future_day, page
+from .schema import OPPORTUNITY_STATUSES, amount, by_id, listing, record_id, searching
 from .views import activity_view, opportunity_view
 
 State = dict[str, Any]
@@ -130,7 +130,6 @@ def _get_opportunity(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_opportunity(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     account = fetch(state, "accounts", args["accountId"])
     owner = assignable_user(state, args.get("ownerId", args["actorId"]))
     stage_id = args.get("stageId")
@@ -141,12 +140,11 @@ def _create_opportunity(state: State, args: Args) -> dict[str, Any]:
         contact_on_account(state, args["primaryContactId"], account["id"])
     fields = {**args, "name": non_blank(args["name"], "name")}
     opp = new_opportunity(state, fields, account["id"], owner["id"], stage_id)
-    record_audit(state, args["actorId"], "opportunity.created", "opportunity", opp["id"])
+    WRITES.audit(state, args, "opportunity.created", "opportunity", opp["id"])
     return opportunity_view(state, opp)
 
 
 def _update_opportunity(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     opp = fetch(state, "opportunities", args["opportunityId"])
     require_open(state, opp)
     updates = changes(args, ("name", "amount", "expectedCloseDate", "primaryContactId"))
@@ -159,7 +157,7 @@ def _update_opportunity(state: State, args: Args) -> dict[str, Any]:
     if "primaryContactId" in updates:
         contact_on_account(state, updates["primaryContactId"], opp["accountId"])
     diff = apply_changes(opp, updates)
-    record_audit(state, args["actorId"], "opportunity.updated", "opportunity", opp["id"], diff)
+    WRITES.audit(state, args, "opportunity.updated", "opportunity", opp["id"], diff)
     return opportunity_view(state, opp)
 
 
@@ -214,33 +212,31 @@ TOOLS: list[Tool] = [
         _get_opportunity,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_opportunity",
         "Open a new deal on an existing account. It starts in the first open stage unless an "
         "open stageId is given; the owner defaults to the acting user and must be active.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "accountId": record_id("account", "Account the deal is with."),
                 **_deal_fields(),
                 "stageId": record_id("stage", "Open stage to start in (default: the first)."),
                 "ownerId": record_id("user", "Active user who will own the deal."),
             },
-            ["actorId", "accountId", "name", "amount", "expectedCloseDate"],
+            ["accountId", "name", "amount", "expectedCloseDate"],
         ),
         _create_opportunity,
     ),
-    define_tool(
+    WRITES.tool(
         "update_opportunity",
         "Change an open deal's name, amount, expected close date or primary contact. Pass only "
         "the fields to change. Use the stage, close and reassign tools for those changes.",
-        obj(
+        WRITES.input(
             {
-                "actorId": actor(),
                 "opportunityId": record_id("opportunity", "Id of the deal to change."),
                 **_deal_fields(),
             },
-            ["actorId", "opportunityId"],
+            ["opportunityId"],
         ),
         _update_opportunity,
     ),

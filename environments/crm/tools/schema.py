@@ -10,7 +10,8 @@ a tool runs.
 
 from __future__ import annotations
 
-from silo.toolkit import Paging, Schema, actor_id, matching, number, obj, text
+from silo.toolkit.paging import Paging
+from silo.toolkit.schema import Schema, actor_id, matching, number, obj, text
 
 MAX_AMOUNT = 1_000_000_000
 MAX_TEXT = 2000

@@ -10,7 +10,7 @@ on the world it is given, so one list serves every world.
 from __future__ import annotations
 
 from silo import Tool
-from silo.toolkit import unique_tools
+from silo.toolkit.registry import unique_tools
 
 from . import (
     approvals,

@@ -19,7 +19,7 @@ from silo.toolkit.results import filtered, snapshot, sorted_by_id
 from silo.toolkit.schema import choice, obj, text
 
 from ..domain import approvals as rules
-from .common import State, acting_user, active_user, audit, fetch, page, require_status
+from .common import WRITES, State, active_user, audit, fetch, page, require_status
 from .crud import get_tool, list_tool
 from .schema import (
     APPROVAL_ENTITY_TYPES,
@@ -56,7 +56,6 @@ def _list_approvals_for_entity(state: State, args: Args) -> dict[str, Any]:
 
 
 def _add_approval_note(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     approval = fetch(state, "approvals", args["approvalId"])
     note = non_blank(args["text"], "text")
     rules.add_note(state, approval, args["actorId"], note)
@@ -65,7 +64,6 @@ def _add_approval_note(state: State, args: Args) -> dict[str, Any]:
 
 
 def _reassign_approval(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     approval = fetch(state, "approvals", args["approvalId"])
     require_status(approval, ("pending",), "reassigned")
     target = active_user(state, args["toUserId"], "approver")
@@ -169,13 +167,13 @@ TOOLS: list[Tool] = [
         {"status": choice(APPROVAL_STATUSES, "Only approvals in this status."), **FILTERS},
         view=approval_view,
     ),
-    define_tool(
+    WRITES.tool(
         "add_approval_note",
         "Add a note to an approval (any status).",
         acting_on("approval", "approvalId", APPROVAL_ID, text=long_text("The note.", min_length=1)),
         _add_approval_note,
     ),
-    define_tool(
+    WRITES.tool(
         "reassign_approval",
         "Move a pending approval to a different active user (e.g. one whose limit covers the "
         "amount); the note is appended to the approval.",

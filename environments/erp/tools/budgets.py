@@ -22,7 +22,7 @@ from silo.toolkit.schema import choice, integer, obj, text
 from ..domain import budgets as rules
 from ..domain.money import round2
 from ..state import mint_id, now_instant
-from .common import State, acting_user, active_user, audit, fetch, page
+from .common import WRITES, State, active_user, audit, fetch, page
 from .crud import list_tool
 from .schema import BUDGET_STATUSES, acting_on, actor, amount, by_id, money, reason, record_id
 from .views import budget_view
@@ -79,7 +79,6 @@ def _check_budget_availability(state: State, args: Args) -> dict[str, Any]:
 
 
 def _money_move(state: State, args: Args, action: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     budget = rules.budget_of(state, args["budgetId"])
     text_reason = non_blank(args["reason"], "reason")
     value = float(args["amount"])
@@ -106,7 +105,6 @@ def _record_budget_spend(state: State, args: Args) -> dict[str, Any]:
 
 
 def _update_budget(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     budget = rules.budget_of(state, args["budgetId"])
     updates = changes(args, ("allocated", "status", "name"))
     floor = round2(float(budget["committed"]) + float(budget["spent"]))
@@ -125,7 +123,6 @@ def _update_budget(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_budget(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     department = fetch(state, "departments", args["departmentId"])
     owner = active_user(state, str(args.get("ownerId", department["managerId"])), "budget owner")
     name = non_blank(args["name"], "name")
@@ -195,25 +192,25 @@ TOOLS: list[Tool] = [
         _check_budget_availability,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "commit_budget",
         "Commit an amount against a budget's headroom by hand (refused beyond headroom).",
         acting_on("budget", "budgetId", BUD_ID, **MOVE),
         _commit_budget,
     ),
-    define_tool(
+    WRITES.tool(
         "release_budget_commitment",
         "Release part of a budget's committed money back to headroom.",
         acting_on("budget", "budgetId", BUD_ID, **MOVE),
         _release_budget_commitment,
     ),
-    define_tool(
+    WRITES.tool(
         "record_budget_spend",
         "Turn committed money into spend (e.g. once an order is invoiced).",
         acting_on("budget", "budgetId", BUD_ID, **MOVE),
         _record_budget_spend,
     ),
-    define_tool(
+    WRITES.tool(
         "update_budget",
         "Change a budget's allocation (never below committed + spent), name or status.",
         obj(
@@ -229,7 +226,7 @@ TOOLS: list[Tool] = [
         ),
         _update_budget,
     ),
-    define_tool(
+    WRITES.tool(
         "create_budget",
         "Create an active budget for a department (owner defaults to the department manager).",
         obj(

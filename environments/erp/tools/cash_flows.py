@@ -23,7 +23,7 @@ from ..domain.documents import apply_payment, outstanding
 from ..domain.money import round2
 from ..state import add_days, mint_id, today
 from . import finance
-from .common import State, audit, fetch, page
+from .common import WRITES, State, audit, fetch, page
 from .schema import PAYMENT_METHODS, actor, amount, listing, record_id
 
 METHOD = choice(PAYMENT_METHODS, "How the money moves (default bank_transfer).")
@@ -140,7 +140,7 @@ def _payment_run(state: State, args: Args) -> dict[str, Any]:
 
 
 TOOLS: list[Tool] = [
-    define_tool(
+    WRITES.tool(
         "record_customer_payment",
         "Record money received from a customer against an issued invoice; completes at once. "
         "amount defaults to the full outstanding amount and may not exceed it.",

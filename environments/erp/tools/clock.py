@@ -17,8 +17,8 @@ from silo.toolkit.guards import Args
 from silo.toolkit.schema import integer, no_input, obj
 
 from ..domain.documents import is_late, is_overdue, quotation_is_valid
-from ..state import now_instant, record_audit, set_now, today
-from .common import State, acting_user
+from ..state import now_instant, set_now, today
+from .common import WRITES, State
 from .schema import INSTANT_PATTERN, actor
 
 
@@ -54,7 +54,7 @@ def _get_current_date(state: State, args: Args) -> dict[str, Any]:
 
 def _move_clock(state: State, args: Args, target: datetime, action: str) -> dict[str, Any]:
     """Move the clock forward to ``target`` and report what the move made overdue or expired."""
-    acting_user(state, args["actorId"])
+    WRITES.acting(state, args)
     if target <= now_instant(state):
         raise ToolError(
             "invalid_input",
@@ -67,7 +67,7 @@ def _move_clock(state: State, args: Args, target: datetime, action: str) -> dict
     newly_overdue = [key for key in _overdue_ids(state) if key not in overdue_before]
     newly_expired = sorted(valid_before - _valid_quotation_ids(state))
     details = {"from": previous, "to": current}
-    record_audit(state, args["actorId"], action, "clock", "now", details)
+    WRITES.audit(state, args, action, "clock", "now", details)
     return {
         "previous": previous,
         "now": current,

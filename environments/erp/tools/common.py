@@ -4,7 +4,8 @@ Contract: the guards turn semantically bad input into :class:`silo.ToolError` re
 conventional codes (``not_found`` for unknown ids, ``not_allowed`` for deactivated actors,
 ``invalid_state`` for a record whose status forbids the action, ``invalid_input`` for
 impossible dates, blank text or empty updates, ``conflict`` for no-op updates and duplicates),
-so tool bodies read as the happy path. Every guard runs before a tool writes anything, which
+so tool bodies read as the happy path. :data:`WRITES` owns the acting-user check and the audit
+row. Every guard runs before a tool writes anything, which
 is how a refused call leaves the world untouched. Tools take the generic readers and listing
 helpers (blank text, empty or no-op updates, search terms, the equality filter, the
 case-insensitive match, detached copies) from :mod:`silo.toolkit`; what names the ERP's
@@ -18,11 +19,13 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from silo import ToolError, toolkit
-from silo.toolkit import Args, Record, acting_record, find_record, require_active
+from silo import ToolError
+from silo.toolkit.guards import Args, Record, find_record, require_active
+from silo.toolkit.guards import parse_day as parse_any_day
+from silo.toolkit.writes import Writes
 
-from ..state import record_audit
-from .schema import PAGING
+from ..state import AUDIT
+from .schema import PAGING, actor
 
 State = dict[str, Any]
 
@@ -60,10 +63,18 @@ def fetch(state: Mapping[str, Any], collection: str, record_id: str) -> Record:
     return find_record(state, collection, record_id, label, lister)
 
 
-def acting_user(state: Mapping[str, Any], actor_id: str) -> Record:
-    """The user performing a change; unknown or deactivated users are refused."""
-    hint = "pass the id of the person acting (USR-001 ...)"
-    return acting_record(state, "users", actor_id, "user", hint)
+WRITES = Writes(
+    AUDIT,
+    actor(),
+    people="users",
+    kind="user",
+    hint="pass the id of the person acting (USR-001 ...)",
+)
+"""The ERP's write tools: ``actorId`` names an active user, and each change is audited.
+
+The clock's two tools read their target time (and may refuse it) before the actor, so they keep
+``define_tool`` and call :meth:`Writes.acting` where the check stands; making them
+``WRITES.tool`` would change which refusal a doubly wrong call gets."""
 
 
 def active_user(state: Mapping[str, Any], user_id: str, role: str) -> Record:
@@ -84,7 +95,7 @@ def require_status(record: Mapping[str, Any], allowed: Sequence[str], verb: str)
 
 def parse_day(value: str, field: str) -> date:
     """A YYYY-MM-DD string (or a timestamp's date) as a date; impossible dates are refused."""
-    return toolkit.parse_day(value, field, date_part=True)
+    return parse_any_day(value, field, date_part=True)
 
 
 def audit(
@@ -99,7 +110,7 @@ def audit(
     The entity type is the part of ``action`` before the dot (``vendor.blocked`` -> vendor).
     """
     entity_type = action.split(".", 1)[0]
-    record_audit(state, args["actorId"], action, entity_type, record["id"], details)
+    WRITES.audit(state, args, action, entity_type, record["id"], details)
 
 
 page = PAGING.page

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args, non_blank
 from silo.toolkit.schema import choice, day, obj
 
@@ -24,7 +24,7 @@ from ..domain.documents import due_date, line_of, outstanding
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import finance, receivables
-from .common import State, acting_user, audit, fetch, parse_day
+from .common import WRITES, State, audit, fetch, parse_day
 from .crud import get_tool, list_tool, search_tool
 from .lines import product_lines, reprice
 from .receivables import OPEN, billed_units, customer_invoice_view, shown, unbilled
@@ -88,7 +88,6 @@ def _free_lines(state: State, given: list[Args] | None) -> list[dict[str, Any]]:
 
 
 def _create(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     so = fetch(state, "salesOrders", args["salesOrderId"]) if "salesOrderId" in args else None
     if so is not None:
         if so["status"] in ("draft", "cancelled"):
@@ -216,7 +215,7 @@ TOOLS: list[Tool] = [
         view=customer_invoice_view,
         example="CINV-403",
     ),
-    define_tool(
+    WRITES.tool(
         "create_customer_invoice",
         "Draft a customer invoice. With salesOrderId, omitted lines bill every shipped unit "
         "not yet billed, at the order's prices; without, give customerId and lines.",
@@ -234,7 +233,7 @@ TOOLS: list[Tool] = [
         ),
         _create,
     ),
-    define_tool(
+    WRITES.tool(
         "issue_customer_invoice",
         "Issue a draft invoice: sets the issue date (default today) and the due date from the "
         "customer's terms; a fully shipped and billed order becomes invoiced.",
@@ -248,7 +247,7 @@ TOOLS: list[Tool] = [
         ),
         _issue,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_customer_invoice",
         "Cancel a draft or issued invoice on which nothing has been paid.",
         acting_on(
@@ -259,7 +258,7 @@ TOOLS: list[Tool] = [
         ),
         _cancel,
     ),
-    define_tool(
+    WRITES.tool(
         "write_off_customer_invoice",
         "Write off what is still owed on an issued invoice as uncollectable. The acting user's "
         "approval limit must cover the amount.",

@@ -18,7 +18,7 @@ from silo.toolkit.schema import choice, obj, text
 
 from ..domain.money import round2
 from . import parties
-from .common import State, fetch
+from .common import WRITES, State, fetch
 from .crud import get_tool, list_tool, search_tool
 from .schema import CUSTOMER_STATUSES, TERMS, acting_on, actor, by_id, money, reason, record_id
 from .vendors import contact_fields
@@ -98,7 +98,7 @@ TOOLS: list[Tool] = [
         view=_customer_view,
         example="CUS-003",
     ),
-    define_tool(
+    WRITES.tool(
         "create_customer",
         "Register a new customer; it starts pending_approval until activate_customer. Names "
         "must be unique.",
@@ -115,7 +115,7 @@ TOOLS: list[Tool] = [
         ),
         _create_customer,
     ),
-    define_tool(
+    WRITES.tool(
         "update_customer",
         "Change a customer's payment terms, credit limit or contact details. Pass at least one "
         "field.",
@@ -131,13 +131,13 @@ TOOLS: list[Tool] = [
         ),
         _update_customer,
     ),
-    define_tool(
+    WRITES.tool(
         "activate_customer",
         "Make a pending, inactive, blocked or credit-held customer active.",
         acting_on("customer", "customerId", CUSTOMER_ID),
         _activate_customer,
     ),
-    define_tool(
+    WRITES.tool(
         "block_customer",
         "Put a customer on credit_hold (can still get draft orders, none confirmed) or block "
         "it outright, with a reason such as non-payment.",

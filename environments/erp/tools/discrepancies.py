@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, define_tool
+from silo import Tool
 from silo.toolkit.guards import Args, non_blank
 from silo.toolkit.results import snapshot
 from silo.toolkit.schema import choice, obj
 
 from ..domain.documents import line_of
 from ..state import mint_id
-from .common import State, acting_user, audit, fetch, require_status
+from .common import WRITES, State, audit, fetch, require_status
 from .crud import get_tool, list_tool
 from .schema import (
     DISCREPANCY_STATUSES,
@@ -35,7 +35,6 @@ DISC_ID = "Id of the discrepancy, e.g. DISC-001."
 
 
 def _report_receiving_discrepancy(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     receipt = fetch(state, "goodsReceipts", args["goodsReceiptId"])
     po = state["purchaseOrders"][receipt["purchaseOrderId"]]
     line = line_of(po, args["poLineId"])
@@ -62,7 +61,6 @@ def _report_receiving_discrepancy(state: State, args: Args) -> dict[str, Any]:
 
 
 def _resolve_receiving_discrepancy(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     discrepancy = fetch(state, "receivingDiscrepancies", args["discrepancyId"])
     require_status(discrepancy, ("open",), "resolved")
     discrepancy["status"] = args["status"]
@@ -75,7 +73,7 @@ def _resolve_receiving_discrepancy(state: State, args: Args) -> dict[str, Any]:
 
 
 TOOLS: list[Tool] = [
-    define_tool(
+    WRITES.tool(
         "report_receiving_discrepancy",
         "Report a problem with a receipt line (short or over shipment, damage, wrong item).",
         obj(
@@ -112,7 +110,7 @@ TOOLS: list[Tool] = [
         "discrepancyId",
         example="DISC-001",
     ),
-    define_tool(
+    WRITES.tool(
         "resolve_receiving_discrepancy",
         "Close an open discrepancy as resolved or waived, with a resolution note.",
         acting_on(

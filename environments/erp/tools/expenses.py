@@ -24,7 +24,7 @@ from ..domain.money import round2
 from ..state import mint_id, today
 from . import finance
 from .cash_flows import new_payment
-from .common import State, acting_user, active_user, audit, page, parse_day
+from .common import WRITES, State, active_user, audit, page, parse_day
 from .crud import get_tool, list_tool
 from .schema import (
     EXPENSE_STATUSES,
@@ -47,7 +47,6 @@ NEXT_STEP = {
 
 
 def _create(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     employee = active_user(state, str(args.get("employeeId", args["actorId"])), "employee")
     budget = budgets.budget_of(state, args["budgetId"])
     parse_day(args["expenseDate"], "expenseDate")
@@ -182,7 +181,7 @@ TOOLS: list[Tool] = [
     get_tool(
         "get_expense", "One expense claim.", "expenses", "expense", "expenseId", example="EXP-002"
     ),
-    define_tool(
+    WRITES.tool(
         "create_expense",
         "Draft an expense claim for an employee (default: the acting user) on a budget.",
         obj(
@@ -200,7 +199,7 @@ TOOLS: list[Tool] = [
         ),
         _create,
     ),
-    define_tool(
+    WRITES.tool(
         "submit_expense",
         "Submit a draft (or corrected rejected) claim. A receipt is required; approverId "
         "creates a pending approval for that user.",
@@ -215,7 +214,7 @@ TOOLS: list[Tool] = [
         ),
         _submit,
     ),
-    define_tool(
+    WRITES.tool(
         "approve_expense",
         "Approve a submitted claim (not your own; limit must cover it). The amount is charged "
         "to the budget as spend; refused beyond the budget's headroom.",
@@ -229,13 +228,13 @@ TOOLS: list[Tool] = [
         ),
         _approve,
     ),
-    define_tool(
+    WRITES.tool(
         "reject_expense",
         "Reject a submitted claim with the reason; it can be corrected and resubmitted.",
         acting_on("expense", "expenseId", "Submitted claim.", reason=reason("Why it is rejected.")),
         _reject,
     ),
-    define_tool(
+    WRITES.tool(
         "pay_expense",
         "Reimburse an approved claim: creates a completed ACH payment to the employee.",
         acting_on("expense", "expenseId", "Approved claim."),

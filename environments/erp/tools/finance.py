@@ -26,7 +26,7 @@ from ..domain import approvals
 from ..domain.documents import is_overdue, outstanding
 from ..domain.money import round2
 from ..state import days_between, today
-from .common import State, acting_user, fetch, require_status
+from .common import State, fetch, require_status
 
 __all__ = [
     "AGING_BUCKETS",
@@ -169,14 +169,12 @@ def acted_on(
     allowed: Sequence[str] | None,
     verb: str,
 ) -> dict[str, Any]:
-    """The record ``args[field]`` a mutating tool acts on, once ``args["actorId"]`` is checked.
+    """The record ``args[field]`` a write tool acts on (``WRITES.tool`` checked the actor).
 
     Raises:
-        ToolError: ``not_found`` for an unknown actor or record, ``not_allowed`` for a
-            deactivated actor, ``invalid_state`` when the record's status is not in ``allowed``
-            (``None`` accepts any status).
+        ToolError: ``not_found`` for an unknown record, ``invalid_state`` when the record's
+            status is not in ``allowed`` (``None`` accepts any status).
     """
-    acting_user(state, args["actorId"])
     record = fetch(state, collection, args[field])
     if allowed is not None:
         require_status(record, allowed, verb)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args, non_blank
 from silo.toolkit.schema import day, obj, text
 
@@ -21,7 +21,7 @@ from ..domain.documents import due_date, line_of
 from ..domain.money import round2
 from ..state import mint_id, today
 from . import payables
-from .common import State, acting_user, audit, fetch, parse_day
+from .common import WRITES, State, audit, fetch, parse_day
 from .lines import product_lines, reprice
 from .schema import actor, amount, line_id, lines, long_text, quantity, record_id
 
@@ -101,7 +101,6 @@ def _free_lines(state: State, given: list[Args] | None) -> list[dict[str, Any]]:
 
 
 def _create(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     po: dict[str, Any] | None = None
     if "purchaseOrderId" in args:
         po = fetch(state, "purchaseOrders", args["purchaseOrderId"])
@@ -172,7 +171,7 @@ def _line_item() -> dict[str, Any]:
     }
 
 
-CREATE_TOOL: Tool = define_tool(
+CREATE_TOOL: Tool = WRITES.tool(
     "create_vendor_invoice",
     "Register a supplier's invoice (status pending_match). With purchaseOrderId, omitted "
     "lines bill every unit received and not yet invoiced at the PO price; without a PO, "

@@ -21,9 +21,9 @@ from silo.toolkit.results import snapshot, sorted_by_id
 from silo.toolkit.schema import Schema, obj, text
 
 from ..domain import approvals
-from ..state import mint_id, record_audit
+from ..state import mint_id
 from . import finance, payables
-from .common import State, audit, page, require_status
+from .common import WRITES, State, audit, page, require_status
 from .crud import get_tool
 from .invoice_blocks import FIX_WITH
 from .schema import acting_on, actor, listing, long_text, reason, record_id
@@ -54,9 +54,7 @@ def _run_match(state: State, args: Args) -> dict[str, Any]:
     invoice["matchId"] = match["id"]
     invoice["status"] = "exception" if problems else "matched"
     details = {"matchId": match["id"], "status": match["status"]}
-    record_audit(
-        state, args["actorId"], "three_way_match.run", "vendor_invoice", invoice["id"], details
-    )
+    WRITES.audit(state, args, "three_way_match.run", "vendor_invoice", invoice["id"], details)
     return snapshot({**match, "vendorInvoiceStatus": invoice["status"], "total": invoice["total"]})
 
 
@@ -194,7 +192,7 @@ def _invoice_input(description: str, extra: dict[str, Schema], required: tuple[s
 
 
 MATCH_TOOLS: list[Tool] = [
-    define_tool(
+    WRITES.tool(
         "run_three_way_match",
         "Compare an invoice with its purchase order and posted goods receipts. Records a MATCH "
         "and sets the invoice to matched (clean) or exception (discrepancies listed). "
@@ -230,7 +228,7 @@ MATCH_TOOLS: list[Tool] = [
         _discrepancies,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "submit_vendor_invoice_for_approval",
         "Send a matched invoice to a named approver (creates a pending approval, or keeps the "
         "one already pending with that approver). Refused while the match is missing or failing.",
@@ -241,14 +239,14 @@ MATCH_TOOLS: list[Tool] = [
         ),
         _submit,
     ),
-    define_tool(
+    WRITES.tool(
         "approve_vendor_invoice",
         "Approve an invoice whose current three-way match passed. The acting user must be the "
         "named approver of a pending approval (if any) and have a limit covering the total.",
         _invoice_input("Invoice to approve.", {"note": long_text("Optional approval note.")}, ()),
         _approve,
     ),
-    define_tool(
+    WRITES.tool(
         "reject_vendor_invoice",
         "Reject an invoice before approval; its invoiced quantities return to the PO.",
         acting_on(
@@ -259,7 +257,7 @@ MATCH_TOOLS: list[Tool] = [
         ),
         _reject,
     ),
-    define_tool(
+    WRITES.tool(
         "dispute_vendor_invoice",
         "Put an unapproved invoice in dispute with the vendor; it cannot be approved or paid "
         "until the dispute is resolved.",
@@ -271,7 +269,7 @@ MATCH_TOOLS: list[Tool] = [
         ),
         _dispute,
     ),
-    define_tool(
+    WRITES.tool(
         "resolve_vendor_invoice_dispute",
         "Close a dispute; the invoice returns to pending_match and must be matched again.",
         acting_on(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args, non_blank
 from silo.toolkit.results import snapshot
 from silo.toolkit.schema import Schema, choice, obj, text
@@ -25,7 +25,7 @@ from ..domain.documents import apply_payment, outstanding
 from ..domain.money import round2
 from . import cash_flows, finance
 from .cash_flows import INVOICE_COLLECTIONS, METHOD, new_payment
-from .common import State, acting_user, audit, fetch, require_status
+from .common import WRITES, State, audit, fetch, require_status
 from .crud import get_tool, list_tool
 from .schema import (
     PAYMENT_METHODS,
@@ -57,7 +57,6 @@ def _payable_invoice(state: State, invoice_id: str, wanted: float | None) -> tup
 
 
 def _create(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     invoice, pay = _payable_invoice(state, args["vendorInvoiceId"], args.get("amount"))
     allocations = [{"invoiceId": invoice["id"], "amount": pay}]
     payment = new_payment(state, args, ("vendor", invoice["vendorId"]), allocations)
@@ -185,7 +184,7 @@ TOOLS: list[Tool] = [
         "paymentId",
         example="PAY-003",
     ),
-    define_tool(
+    WRITES.tool(
         "create_vendor_payment",
         "Raise a draft payment of an approved or part-paid vendor invoice. amount defaults to "
         "everything still payable and may not exceed it. Then submit, approve and complete it.",
@@ -201,13 +200,13 @@ TOOLS: list[Tool] = [
         ),
         _create,
     ),
-    define_tool(
+    WRITES.tool(
         "submit_payment_for_approval",
         "Send a draft payment to a named approver (creates a pending approval).",
         _payment_input("Draft payment.", approverId=record_id("user", "User who should approve.")),
         _submit,
     ),
-    define_tool(
+    WRITES.tool(
         "approve_payment",
         "Approve a payment. The acting user must be the named approver of its pending approval "
         "(if any) and have a limit covering the amount.",
@@ -221,7 +220,7 @@ TOOLS: list[Tool] = [
         ),
         _approve,
     ),
-    define_tool(
+    WRITES.tool(
         "complete_payment",
         "Mark an approved payment as sent: its amounts are applied to the invoices, which "
         "become paid or partially_paid.",
@@ -235,14 +234,14 @@ TOOLS: list[Tool] = [
         ),
         _complete,
     ),
-    define_tool(
+    WRITES.tool(
         "fail_payment",
         "Record that an approved payment failed (e.g. returned by the bank). Invoice balances "
         "are untouched.",
         _payment_input("Approved payment that failed.", reason=reason("Why it failed.")),
         _fail,
     ),
-    define_tool(
+    WRITES.tool(
         "retry_failed_payment",
         "Raise a new draft payment for what is still owed on a failed payment's invoices. The "
         "failed payment stays on record.",
@@ -256,7 +255,7 @@ TOOLS: list[Tool] = [
         ),
         _retry,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_payment",
         "Cancel a payment that has not been completed; its pending approval is cancelled.",
         _payment_input("Payment to cancel.", reason=reason("Why it is cancelled.")),

@@ -21,7 +21,7 @@ from silo.toolkit.schema import choice, integer, obj, text
 from ..domain import stock
 from ..domain.money import round2
 from ..state import mint_id
-from .common import State, acting_user, audit, fetch
+from .common import WRITES, State, audit, fetch
 from .crud import get_tool, list_tool, search_tool
 from .schema import PRODUCT_STATUSES, acting_on, actor, by_id, id_list, money, reason, record_id
 from .views import stock_view
@@ -86,7 +86,6 @@ def _known_vendors(state: State, vendor_ids: list[str]) -> list[str]:
 
 
 def _create_product(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     sku = non_blank(args["sku"], "sku").upper()
     for other in state["products"].values():
         if other["sku"] == sku:
@@ -115,7 +114,6 @@ def _create_product(state: State, args: Args) -> dict[str, Any]:
 
 
 def _update_product(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     product = fetch(state, "products", args["productId"])
     updates = changes(args, UPDATABLE)
     if "name" in updates:
@@ -142,7 +140,6 @@ def _open_lines(state: State, product_id: str) -> list[str]:
 
 
 def _discontinue_product(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     product = fetch(state, "products", args["productId"])
     if product["status"] == "discontinued":
         raise ToolError("invalid_state", f"{product['id']} is already discontinued")
@@ -227,7 +224,7 @@ TOOLS: list[Tool] = [
         view=_product_view,
         example="PRD-012",
     ),
-    define_tool(
+    WRITES.tool(
         "create_product",
         "Add a product to the catalogue. SKUs are unique.",
         obj(
@@ -243,7 +240,7 @@ TOOLS: list[Tool] = [
         ),
         _create_product,
     ),
-    define_tool(
+    WRITES.tool(
         "update_product",
         "Change a product's name, prices, reorder policy, lead time or preferred vendors.",
         obj(
@@ -257,7 +254,7 @@ TOOLS: list[Tool] = [
         ),
         _update_product,
     ),
-    define_tool(
+    WRITES.tool(
         "discontinue_product",
         "Discontinue a product. Refused while open purchase or sales order lines use it.",
         acting_on("product", "productId", PRODUCT_ID, reason=reason("Why it is discontinued.")),

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args, apply_changes, changes, non_blank
 from silo.toolkit.results import snapshot
 from silo.toolkit.schema import day, obj
@@ -25,7 +25,7 @@ from ..domain import approvals, budgets
 from ..domain.money import round2
 from ..state import add_days, mint_id, today
 from . import po_reads
-from .common import State, acting_user, active_user, audit, fetch
+from .common import WRITES, State, active_user, audit, fetch
 from .lines import line_schema, product_lines, reprice
 from .po_rules import PO_ID, open_invoices, po_in_status
 from .rfq_rules import eligible_vendor
@@ -84,7 +84,6 @@ def _linked_requisition(
 
 
 def _create_purchase_order(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     vendor = eligible_vendor(state, args["vendorId"], "new purchase orders")
     lines, quotation = _quoted_lines(state, args)
     requisition = _linked_requisition(state, args, quotation)
@@ -280,7 +279,7 @@ ORDER_FIELDS = {
 
 TOOLS: list[Tool] = [
     *po_reads.LOOKUPS,
-    define_tool(
+    WRITES.tool(
         "create_purchase_order",
         "Create a draft PO for an active, unblocked vendor, from lines or by copying an "
         "accepted quotation. Linking an approved requisition marks it converted and takes over "
@@ -300,7 +299,7 @@ TOOLS: list[Tool] = [
         ),
         _create_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "update_purchase_order",
         "Change a draft PO's lines (replaced whole), warehouse, budget, expected date or notes.",
         obj(
@@ -314,7 +313,7 @@ TOOLS: list[Tool] = [
         ),  # fmt: skip
         _update_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "submit_purchase_order_for_approval",
         "Send a draft PO for approval. The approver defaults to the actor when their limit "
         "covers the total, else the user with the smallest sufficient limit.",
@@ -328,7 +327,7 @@ TOOLS: list[Tool] = [
         ),  # fmt: skip
         _submit_purchase_order_for_approval,
     ),
-    define_tool(
+    WRITES.tool(
         "approve_purchase_order",
         "Approve a pending PO as its named approver: the limit must cover the total and the "
         "budget's headroom the subtotal not yet committed, which is committed.",
@@ -342,19 +341,19 @@ TOOLS: list[Tool] = [
         ),  # fmt: skip
         _approve_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "reject_purchase_order",
         "Reject a pending PO as its named approver, with a reason; any commitment is released.",
         acting_on("purchase_order", "purchaseOrderId", PO_ID, reason=reason("Why it is rejected.")),
         _reject_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "send_purchase_order",
         "Send an approved PO to the vendor; its quantities become inbound stock.",
         acting_on("purchase_order", "purchaseOrderId", PO_ID),
         _send_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_purchase_order",
         "Cancel a PO before anything is received: releases its budget commitment and cancels a "
         "pending approval.",
@@ -363,7 +362,7 @@ TOOLS: list[Tool] = [
         ),
         _cancel_purchase_order,
     ),
-    define_tool(
+    WRITES.tool(
         "close_purchase_order",
         "Close a received PO once every received unit is invoiced and no invoice is open; any "
         "remaining commitment is released.",

@@ -18,7 +18,7 @@ from silo.toolkit.results import snapshot
 from silo.toolkit.schema import integer, obj
 
 from ..domain.documents import quotation_is_valid
-from .common import State, acting_user, audit, fetch
+from .common import WRITES, State, audit, fetch
 from .rfq_rules import quotations_of
 from .schema import actor, by_id, record_id
 from .views import quotation_view
@@ -75,7 +75,6 @@ def _find_cheapest_valid_quotation(state: State, args: Args) -> dict[str, Any]:
 
 
 def _expire_quotations(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     lapsed = [
         q
         for q in sorted(state["quotations"].values(), key=lambda q: q["id"])
@@ -111,7 +110,7 @@ TOOLS: list[Tool] = [
         _find_cheapest_valid_quotation,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "expire_quotations",
         "Housekeeping: mark every submitted quotation whose validity has passed as expired.",
         obj({"actorId": actor()}, ["actorId"]),

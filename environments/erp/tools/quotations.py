@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args, non_blank
 from silo.toolkit.results import snapshot
 from silo.toolkit.schema import choice, day, integer, obj
@@ -23,7 +23,7 @@ from silo.toolkit.schema import choice, day, integer, obj
 from ..domain.documents import quotation_is_valid
 from ..state import mint_id, today
 from . import quotation_analysis
-from .common import State, acting_user, audit, fetch, require_status
+from .common import WRITES, State, audit, fetch, require_status
 from .crud import get_tool, list_tool
 from .lines import reprice
 from .rfq_rules import eligible_vendor, quotations_of
@@ -63,7 +63,6 @@ def _priced_lines(
 
 
 def _record_quotation(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     rfq = fetch(state, "rfqs", args["rfqId"])
     require_status(rfq, ("sent",), "quoted on")
     vendor_id = args["vendorId"]
@@ -97,7 +96,6 @@ def _record_quotation(state: State, args: Args) -> dict[str, Any]:
 
 
 def _update_quotation(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     quotation = fetch(state, "quotations", args["quotationId"])
     require_status(quotation, ("submitted", "expired"), "updated")
     fields = [key for key in ("validUntil", "leadTimeDays", "lines") if key in args]
@@ -126,7 +124,6 @@ def _update_quotation(state: State, args: Args) -> dict[str, Any]:
 
 
 def _accept_quotation(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     quotation = fetch(state, "quotations", args["quotationId"])
     if not quotation_is_valid(state, quotation) or quotation["status"] != "submitted":
         raise ToolError(
@@ -152,7 +149,6 @@ def _accept_quotation(state: State, args: Args) -> dict[str, Any]:
 
 
 def _reject_quotation(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     quotation = fetch(state, "quotations", args["quotationId"])
     require_status(quotation, ("submitted", "expired"), "rejected")
     text_reason = non_blank(args["reason"], "reason")
@@ -193,7 +189,7 @@ TOOLS: list[Tool] = [
         view=quotation_view,
         example="QUO-006",
     ),
-    define_tool(
+    WRITES.tool(
         "record_quotation",
         "Record an invited vendor's quotation on a sent RFQ (one per vendor, only the RFQ's "
         "products).",
@@ -211,7 +207,7 @@ TOOLS: list[Tool] = [
         ),
         _record_quotation,
     ),
-    define_tool(
+    WRITES.tool(
         "update_quotation",
         "Change a submitted or expired quotation's prices, lead time or validity; a later "
         "validUntil revives an expired quotation.",
@@ -229,14 +225,14 @@ TOOLS: list[Tool] = [
         ),
         _update_quotation,
     ),
-    define_tool(
+    WRITES.tool(
         "accept_quotation",
         "Award the RFQ to a valid quotation from an unblocked vendor; competing quotations are "
         "rejected. Expired quotations are refused.",
         acting_on("quotation", "quotationId", QUOTE_ID),
         _accept_quotation,
     ),
-    define_tool(
+    WRITES.tool(
         "reject_quotation",
         "Reject a submitted or expired quotation with a reason.",
         acting_on("quotation", "quotationId", QUOTE_ID, reason=reason("Why it is rejected.")),

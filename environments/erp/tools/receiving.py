@@ -25,7 +25,7 @@ from ..domain.documents import is_late, line_of, recompute_po_status
 from ..domain.stock import StockChange
 from ..state import mint_id
 from . import discrepancies
-from .common import State, acting_user, audit, fetch, page, require_status
+from .common import WRITES, State, audit, fetch, page, require_status
 from .crud import get_tool, list_tool
 from .po_rules import DISCREPANCIES_BY_RECEIPT, RECEIPTS_BY_PO, po_in_status
 from .schema import (
@@ -141,7 +141,6 @@ def _receive_goods(state: State, args: Args) -> dict[str, Any]:
 
 
 def _cancel_goods_receipt(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     receipt = fetch(state, "goodsReceipts", args["goodsReceiptId"])
     require_status(receipt, ("posted",), "cancelled")
     po = state["purchaseOrders"][receipt["purchaseOrderId"]]
@@ -224,7 +223,7 @@ TOOLS: list[Tool] = [
         _list_receipts_for_purchase_order,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "receive_goods",
         "Post a goods receipt on a sent or partly received PO. Omit lines to receive everything "
         "outstanding. Accepted units go into stock; over-receipt is refused.",
@@ -248,7 +247,7 @@ TOOLS: list[Tool] = [
         ),
         _receive_goods,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_goods_receipt",
         "Reverse a posted receipt: stock and the PO's received units go back. Refused when the "
         "units are already invoiced.",

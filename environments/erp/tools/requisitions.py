@@ -23,7 +23,7 @@ from silo.toolkit.schema import day, obj, text
 from ..domain import approvals, budgets
 from ..domain.approvals import APPROVALS_BY_ENTITY
 from ..state import add_days, mint_id, today
-from .common import State, acting_user, active_user, audit, fetch, page, require_status
+from .common import WRITES, State, active_user, audit, fetch, page, require_status
 from .crud import get_tool, list_tool, search_tool
 from .lines import line_schema, product_lines, reprice
 from .rfq_rules import invitable_vendors, new_rfq
@@ -44,7 +44,6 @@ UPDATABLE = ("title", "justification", "neededBy", "budgetId", "lines")
 
 
 def _requisition(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     requisition = fetch(state, "requisitions", args["requisitionId"])
     require_status(requisition, allowed, verb)
     return requisition
@@ -55,7 +54,6 @@ def _view(state: State, requisition: dict[str, Any]) -> dict[str, Any]:
 
 
 def _create_requisition(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     requester = active_user(state, str(args.get("requesterId", args["actorId"])), "requester")
     department = fetch(
         state, "departments", str(args.get("departmentId", requester["departmentId"]))
@@ -137,7 +135,7 @@ def _check_requisition_budget(state: State, args: Args) -> dict[str, Any]:
 
 def _decide(state: State, args: Args, approve: bool) -> dict[str, Any]:
     requisition = _requisition(state, args, ("pending_approval",), "decided")
-    decider = acting_user(state, args["actorId"])
+    decider = WRITES.actor_of(state, args)
     approval = approvals.pending_approval(state, "requisition", requisition["id"])
     if approval is None:
         raise ToolError(
@@ -245,7 +243,7 @@ TOOLS: list[Tool] = [
         view=requisition_view,
         example="PR-002",
     ),
-    define_tool(
+    WRITES.tool(
         "create_requisition",
         "Raise a draft requisition. Lines without unitPrice use the product's standard cost; "
         "neededBy defaults to 30 days from today; requester defaults to the actor and "
@@ -265,7 +263,7 @@ TOOLS: list[Tool] = [
         ),
         _create_requisition,
     ),
-    define_tool(
+    WRITES.tool(
         "update_requisition",
         "Change a draft requisition's title, justification, needed-by date, budget or lines "
         "(lines are replaced as a whole).",
@@ -283,7 +281,7 @@ TOOLS: list[Tool] = [
         ),
         _update_requisition,
     ),
-    define_tool(
+    WRITES.tool(
         "submit_requisition",
         "Send a draft requisition for approval by a named approver (creates a pending "
         "approval). The approver's limit must cover the estimated total to approve it.",
@@ -303,7 +301,7 @@ TOOLS: list[Tool] = [
         _check_requisition_budget,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "approve_requisition",
         "Approve a pending requisition as its named approver: needs an approval limit covering "
         "the estimated total and budget headroom, which is then committed.",
@@ -317,14 +315,14 @@ TOOLS: list[Tool] = [
         ),
         _approve_requisition,
     ),
-    define_tool(
+    WRITES.tool(
         "reject_requisition",
         "Reject a pending requisition as its named approver; the reason is kept as the "
         "approval's note. Nothing is committed.",
         acting_on("requisition", "requisitionId", PR_ID, reason=reason("Why it is rejected.")),
         _reject_requisition,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_requisition",
         "Cancel a draft, pending or approved requisition: releases any budget commitment and "
         "cancels a pending approval.",
@@ -338,7 +336,7 @@ TOOLS: list[Tool] = [
         _list_requisition_approvals,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "convert_requisition_to_rfq",
         "Turn an approved requisition into a draft RFQ to the given vendors (blocked or "
         "inactive vendors are refused); the requisition becomes converted.",

@@ -16,7 +16,7 @@ from silo.toolkit.guards import Args, non_blank
 from silo.toolkit.results import snapshot
 from silo.toolkit.schema import choice, day, obj, text
 
-from .common import State, acting_user, audit, fetch, page, require_status
+from .common import WRITES, State, audit, fetch, page, require_status
 from .crud import list_tool
 from .lines import product_lines
 from .rfq_rules import invitable_vendors, new_rfq, quotations_of
@@ -36,7 +36,6 @@ from .views import quotation_view
 
 
 def _rfq(state: State, args: Args, allowed: tuple[str, ...], verb: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     rfq = fetch(state, "rfqs", args["rfqId"])
     require_status(rfq, allowed, verb)
     return rfq
@@ -54,7 +53,6 @@ def _get_rfq(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_rfq(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     title = non_blank(args["title"], "title")
     wanted = product_lines(state, [{**line, "unitPrice": 0} for line in args["lines"]])
     vendor_ids = invitable_vendors(state, args.get("vendorIds", []))
@@ -140,7 +138,7 @@ TOOLS: list[Tool] = [
         _get_rfq,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_rfq",
         "Create a standalone draft RFQ for products and quantities, optionally inviting vendors.",
         obj(
@@ -162,31 +160,31 @@ TOOLS: list[Tool] = [
         ),
         _create_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "add_vendor_to_rfq",
         "Invite another active, unblocked vendor to a draft or sent RFQ.",
         acting_on("rfq", "rfqId", RFQ_ID, vendorId=VENDOR),
         _add_vendor_to_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "remove_vendor_from_rfq",
         "Withdraw a vendor's invitation; refused once the vendor has quoted.",
         acting_on("rfq", "rfqId", RFQ_ID, vendorId=VENDOR),
         _remove_vendor_from_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "send_rfq",
         "Send a draft RFQ to its invited vendors so they can quote.",
         acting_on("rfq", "rfqId", RFQ_ID),
         _send_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "close_rfq",
         "Close a sent RFQ to further quotations without awarding it.",
         acting_on("rfq", "rfqId", RFQ_ID),
         _close_rfq,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_rfq",
         "Cancel a draft or sent RFQ with a reason.",
         acting_on("rfq", "rfqId", RFQ_ID, reason=reason("Why it is cancelled.")),

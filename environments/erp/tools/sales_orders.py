@@ -22,7 +22,7 @@ from silo.toolkit.schema import choice, day, obj, text
 
 from ..state import mint_id, today
 from . import shipping
-from .common import State, acting_user, audit, fetch, name_of, page, parse_day, require_status
+from .common import WRITES, State, audit, fetch, name_of, page, parse_day, require_status
 from .crud import get_tool, list_tool, search_tool
 from .lines import product_lines, reprice
 from .schema import (
@@ -80,7 +80,6 @@ def _warehouse(state: State, warehouse_id: str) -> str:
 
 
 def _create(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     customer = _customer(state, args["customerId"])
     warehouse_id = _warehouse(
         state, args.get("warehouseId", state["company"]["defaultWarehouseId"])
@@ -113,7 +112,6 @@ def _create(state: State, args: Args) -> dict[str, Any]:
 
 
 def _update(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     so = fetch(state, "salesOrders", args["salesOrderId"])
     require_status(so, ("draft",), "edited")
     updates = changes(args, ("lines", "requestedDeliveryDate", "customerPoNumber", "warehouseId"))
@@ -130,7 +128,6 @@ def _update(state: State, args: Args) -> dict[str, Any]:
 
 
 def _confirm(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     so = fetch(state, "salesOrders", args["salesOrderId"])
     require_status(so, ("draft",), "confirmed")
     customer = state["customers"][so["customerId"]]
@@ -148,7 +145,6 @@ def _confirm(state: State, args: Args) -> dict[str, Any]:
 
 
 def _cancel(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     so = fetch(state, "salesOrders", args["salesOrderId"])
     require_status(so, ("draft", "confirmed"), "cancelled (nothing may have shipped)")
     note = non_blank(args["reason"], "reason")
@@ -223,7 +219,7 @@ TOOLS: list[Tool] = [
         view=so_view,
         example="SO-307",
     ),
-    define_tool(
+    WRITES.tool(
         "create_sales_order",
         "Draft a sales order. Blocked or inactive customers are refused (credit hold may "
         "draft). Unit prices default to list price.",
@@ -237,7 +233,7 @@ TOOLS: list[Tool] = [
         ),
         _create,
     ),
-    define_tool(
+    WRITES.tool(
         "update_sales_order",
         "Edit a draft order: replace its lines or change date, customer PO number or warehouse.",
         obj(
@@ -250,7 +246,7 @@ TOOLS: list[Tool] = [
         ),
         _update,
     ),
-    define_tool(
+    WRITES.tool(
         "confirm_sales_order",
         "Confirm a draft order so it can be reserved and shipped. Refused unless the customer "
         "is active (not blocked or on credit hold).",
@@ -258,7 +254,7 @@ TOOLS: list[Tool] = [
         _confirm,
     ),
     *shipping.TOOLS,
-    define_tool(
+    WRITES.tool(
         "cancel_sales_order",
         "Cancel an order before anything ships; its reservations are released.",
         acting_on(

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from silo.toolkit import Paging, Schema, actor_id, integer, matching, number, obj, text
+from silo.toolkit.paging import Paging
+from silo.toolkit.schema import Schema, actor_id, integer, matching, number, obj, text
 
 from ..domain.documents import PAYMENT_TERMS
 

@@ -26,7 +26,7 @@ from ..domain import stock
 from ..domain.documents import line_of, recompute_so_status
 from ..state import mint_id
 from . import finance
-from .common import State, acting_user, audit, fetch, page, require_status
+from .common import WRITES, State, audit, fetch, page, require_status
 from .schema import acting_on, actor, by_id, line_id, lines, listing, quantity, record_id
 
 SHIPPABLE = ("confirmed", "partially_fulfilled")
@@ -218,7 +218,6 @@ def _fulfill(state: State, args: Args) -> dict[str, Any]:
 
 
 def _delivered(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     shipment = fetch(state, "fulfillments", args["fulfillmentId"])
     require_status(shipment, ("shipped",), "marked delivered")
     shipment["status"] = "delivered"
@@ -245,20 +244,20 @@ TOOLS: list[Tool] = [
         _check,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "reserve_sales_order_stock",
         "Reserve the unshipped units of every line at its warehouse (all lines or none; "
         "insufficient_stock names the short line).",
         acting_on("sales_order", "salesOrderId", "Confirmed sales order."),
         _reserve,
     ),
-    define_tool(
+    WRITES.tool(
         "release_sales_order_stock",
         "Give back every reservation the order holds.",
         acting_on("sales_order", "salesOrderId", "Sales order holding reservations."),
         _release,
     ),
-    define_tool(
+    WRITES.tool(
         "fulfill_sales_order",
         "Ship a confirmed order. Omit lines to ship everything left from each line's warehouse, "
         "or list {lineId, quantity, warehouseId} per shipment; list a line once per warehouse to "
@@ -285,7 +284,7 @@ TOOLS: list[Tool] = [
         ),
         _fulfill,
     ),
-    define_tool(
+    WRITES.tool(
         "mark_fulfillment_delivered",
         "Record that a shipped fulfillment reached the customer.",
         acting_on("fulfillment", "fulfillmentId", "Shipped fulfillment, e.g. FUL-004."),

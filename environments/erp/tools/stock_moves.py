@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 from silo.toolkit.guards import Args
 from silo.toolkit.results import snapshot
 from silo.toolkit.schema import choice, integer, obj
 
 from ..domain import stock
 from ..domain.stock import StockChange
-from ..state import mint_id, record_audit
-from .common import State, acting_user, fetch
+from ..state import mint_id
+from .common import WRITES, State, fetch
 from .schema import actor, quantity, reason, record_id
 from .views import stock_view
 
@@ -83,9 +83,9 @@ def _write(state: State, args: Args, changes: list[StockChange], ref: tuple[str,
 
 def _stock_result(state: State, args: Args, movements: list[Any], action: str) -> dict[str, Any]:
     first = movements[0]
-    record_audit(
+    WRITES.audit(
         state,
-        args["actorId"],
+        args,
         action,
         "inventory",
         stock.stock_id(first["productId"], first["warehouseId"]),
@@ -101,7 +101,6 @@ def _stock_result(state: State, args: Args, movements: list[Any], action: str) -
 
 
 def _adjust_inventory(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     stock_record(state, args["productId"], args["warehouseId"])
     if args["quantityChange"] == 0:
         raise ToolError("invalid_input", "quantityChange is 0; pass a signed non-zero change")
@@ -113,7 +112,6 @@ def _adjust_inventory(state: State, args: Args) -> dict[str, Any]:
 
 
 def _transfer_inventory(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     product, source, target = args["productId"], args["fromWarehouseId"], args["toWarehouseId"]
     if source == target:
         raise ToolError("invalid_input", "fromWarehouseId and toWarehouseId are the same site")
@@ -138,7 +136,6 @@ def _transfer_inventory(state: State, args: Args) -> dict[str, Any]:
 
 
 def _reserve(state: State, args: Args, sign: int, action: str) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     stock_record(state, args["productId"], args["warehouseId"])
     kind = "reservation" if sign > 0 else "release"
     change = StockChange(
@@ -158,7 +155,6 @@ def _release_reservation(state: State, args: Args) -> dict[str, Any]:
 
 
 def _count_inventory(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     record = stock_record(state, args["productId"], args["warehouseId"])
     variance = int(args["countedQuantity"]) - int(record["onHand"])
     change = StockChange(args["productId"], args["warehouseId"], on_hand=variance, kind="count")
@@ -169,7 +165,7 @@ def _count_inventory(state: State, args: Args) -> dict[str, Any]:
 
 
 TOOLS: list[Tool] = [
-    define_tool(
+    WRITES.tool(
         "adjust_inventory",
         "Correct on-hand stock by a signed, non-zero quantity (damage, loss, found stock) with a "
         "reason. Cannot take on hand below zero or below what is reserved.",
@@ -184,7 +180,7 @@ TOOLS: list[Tool] = [
         ),
         _adjust_inventory,
     ),
-    define_tool(
+    WRITES.tool(
         "transfer_inventory",
         "Move unreserved stock of a product from one warehouse to another active warehouse.",
         obj(
@@ -200,7 +196,7 @@ TOOLS: list[Tool] = [
         ),
         _transfer_inventory,
     ),
-    define_tool(
+    WRITES.tool(
         "reserve_inventory",
         "Hold available units of a product at a warehouse so they cannot be shipped or moved.",
         _stock_write(
@@ -213,7 +209,7 @@ TOOLS: list[Tool] = [
         ),
         _reserve_inventory,
     ),
-    define_tool(
+    WRITES.tool(
         "release_reservation",
         "Release reserved units of a product at a warehouse back to available.",
         _stock_write(
@@ -222,7 +218,7 @@ TOOLS: list[Tool] = [
         ),
         _release_reservation,
     ),
-    define_tool(
+    WRITES.tool(
         "count_inventory",
         "Record a physical count: on hand becomes the counted quantity and the variance is "
         "posted as a count movement.",

@@ -24,7 +24,7 @@ from ..domain.documents import is_overdue, line_of, outstanding
 from ..domain.money import round2
 from ..state import add_days, days_between, today
 from . import invoice_blocks, invoice_intake, invoice_review, payables
-from .common import State, acting_user, audit, fetch, page
+from .common import WRITES, State, audit, fetch, page
 from .crud import get_tool, list_tool, search_tool
 from .lines import reprice
 from .schema import (
@@ -47,7 +47,6 @@ def _view(state: Any, invoice: Any) -> dict[str, Any]:
 
 
 def _update_line(state: State, args: Args) -> dict[str, Any]:
-    acting_user(state, args["actorId"])
     invoice = fetch(state, "vendorInvoices", args["vendorInvoiceId"])
     if invoice["status"] not in payables.EDITABLE:
         raise ToolError(
@@ -137,7 +136,7 @@ TOOLS: list[Tool] = [
     _GET,
     invoice_intake.CREATE_TOOL,
     *invoice_review.MATCH_TOOLS,
-    define_tool(
+    WRITES.tool(
         "update_vendor_invoice_line",
         "Correct the quantity or unit price of an invoice line before approval. Totals are "
         "recalculated, the current match is cleared and the invoice returns to pending_match: "
@@ -154,7 +153,7 @@ TOOLS: list[Tool] = [
         ),
         _update_line,
     ),
-    define_tool(
+    WRITES.tool(
         "cancel_vendor_invoice",
         "Cancel an invoice that must never be paid (e.g. billed against a cancelled order). "
         "Refused once any payment is on it; the invoiced quantities return to the PO.",

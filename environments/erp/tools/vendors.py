@@ -17,7 +17,7 @@ from silo.toolkit.results import snapshot
 from silo.toolkit.schema import choice, email, flag, integer, obj, text
 
 from . import parties
-from .common import State, fetch
+from .common import WRITES, State, fetch
 from .crud import get_tool, list_tool, search_tool
 from .schema import TERMS, VENDOR_STATUSES, acting_on, actor, by_id, reason, record_id
 
@@ -95,7 +95,7 @@ TOOLS: list[Tool] = [
         view=_vendor_view,
         example="VEN-002",
     ),
-    define_tool(
+    WRITES.tool(
         "create_vendor",
         "Register a new vendor; it starts pending_approval until activate_vendor. Names must be "
         "unique.",
@@ -113,7 +113,7 @@ TOOLS: list[Tool] = [
         ),
         _create_vendor,
     ),
-    define_tool(
+    WRITES.tool(
         "update_vendor",
         "Change a vendor's payment terms, lead time, contact details or preferred flag. Pass at "
         "least one field.",
@@ -130,13 +130,13 @@ TOOLS: list[Tool] = [
         ),
         _update_vendor,
     ),
-    define_tool(
+    WRITES.tool(
         "activate_vendor",
         "Make a pending, inactive or blocked vendor active so it can receive RFQs and orders.",
         acting_on("vendor", "vendorId", VENDOR_ID),
         _activate_vendor,
     ),
-    define_tool(
+    WRITES.tool(
         "block_vendor",
         "Block a vendor with a reason (e.g. failed quality audits). Blocked vendors get no new "
         "purchase orders, RFQ invitations or accepted quotations.",

@@ -12,7 +12,7 @@ comes from the function's signature.
 from __future__ import annotations
 
 from silo import Tool
-from silo.toolkit import unique_tools
+from silo.toolkit.registry import unique_tools
 
 from . import (
     capacity_reports,

@@ -4,8 +4,9 @@ Contract: the guards turn semantically bad input into :class:`silo.ToolError` re
 conventional codes (``not_found`` for unknown ids, ``not_allowed`` for deactivated actors or
 assignees, ``invalid_state`` for records in the wrong lifecycle stage, ``limit_exceeded`` for a
 capacity overrun, ``conflict`` for a change that changes nothing), so tool bodies read as the
-happy path. Every guard runs before the first write, so a refused call leaves the world as it
-was. Tools take the generic readers (blank text, empty or no-op updates, search terms, the
+happy path. :data:`WRITES` makes every write tool: it checks the acting member before the
+tool's body runs and writes the audit rows the body asks for. Every guard runs before the first
+write, so a refused call leaves the world as it was. Tools take the generic readers (blank text, empty or no-op updates, search terms, the
 case-insensitive match, real dates) from :mod:`silo.toolkit`; what names this world's records,
 tools and clock is defined here, on top of the toolkit's guards. :func:`page` is the one
 pagination of list and search tools. Tools never hand out live parts of the state.
@@ -18,11 +19,12 @@ from datetime import date
 from typing import Any, NoReturn
 
 from silo import Index, ToolError
-from silo.toolkit import Args, Record, acting_record, find_record, parse_day, require_active
+from silo.toolkit.guards import Args, Record, find_record, parse_day, require_active
+from silo.toolkit.writes import Writes
 
 from .. import state as derived
-from ..state import record_audit
-from .schema import PAGING
+from ..state import AUDIT
+from .schema import PAGING, actor
 
 World = Mapping[str, Any]
 
@@ -43,9 +45,8 @@ def fetch(state: World, collection: str, record_id: str) -> Record:
     return find_record(state, collection, record_id, label, finder)
 
 
-def acting_member(state: World, actor_id: str) -> Record:
-    """The member performing a change; unknown or deactivated members are refused."""
-    return acting_record(state, "members", actor_id, "member", "see list_members")
+WRITES = Writes(AUDIT, actor(), people="members", kind="member", hint="see list_members")
+"""This world's write tools: ``actorId`` names an active member, and each change is audited."""
 
 
 def active_member(state: World, member_id: str, purpose: str) -> Record:
@@ -121,16 +122,16 @@ def matches(record: Mapping[str, Any], args: Args, keys: Sequence[str]) -> bool:
 
 
 def store(
-    state: dict[str, Any], collection: str, record: Record, actor_id: str, entity_type: str
+    state: dict[str, Any], collection: str, record: Record, args: Args, entity_type: str
 ) -> Record:
-    """Add a newly minted ``record`` to ``collection`` and audit its creation; returns it."""
+    """Add a newly minted ``record`` to ``collection``, audit its creation and return it."""
     state[collection][record["id"]] = record
-    record_audit(state, actor_id, f"{entity_type}.created", entity_type, record["id"])
+    WRITES.audit(state, args, f"{entity_type}.created", entity_type, record["id"])
     return record
 
 
 def relink(
-    state: dict[str, Any], actor_id: str, record: Record, field: str, value: Any, action: str
+    state: dict[str, Any], args: Args, record: Record, field: str, value: Any, action: str
 ) -> None:
     """Point ``record[field]`` at ``value`` and audit the move as ``{from, to}``.
 
@@ -138,7 +139,7 @@ def relink(
     """
     details = {"from": record[field], "to": value}
     record[field] = value
-    record_audit(state, actor_id, action, action.split(".")[0], record["id"], details)
+    WRITES.audit(state, args, action, action.split(".")[0], record["id"], details)
 
 
 def candidates(

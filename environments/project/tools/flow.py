@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo import Tool, ToolError, define_tool
+from silo import Tool, ToolError
 
 from .. import state as derived
-from ..state import record_audit
-from .common import acting_member, fetch, relink, unfinished_item
+from .common import WRITES, fetch, relink, unfinished_item
 from .items import check_assignee
 from .schema import change, ref
 from .views import item_view
@@ -27,28 +26,25 @@ Args = dict[str, Any]
 
 
 def _assign(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     item = unfinished_item(state, args["workItemId"], "assign it")
     if item["assigneeId"] == args["assigneeId"]:
         raise ToolError("conflict", f"{item['id']} is already assigned to {args['assigneeId']}")
     member = check_assignee(state, args["assigneeId"], item["estimate"] or 0)
-    relink(state, args["actorId"], item, "assigneeId", member["id"], "work_item.assigned")
+    relink(state, args, item, "assigneeId", member["id"], "work_item.assigned")
     return item_view(state, item)
 
 
 def _unassign(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     item = fetch(state, "workItems", args["workItemId"])
     if item["assigneeId"] is None:
         raise ToolError(
             "invalid_state", f"{item['id']} is not assigned to anyone; nothing to unassign"
         )
-    relink(state, args["actorId"], item, "assigneeId", None, "work_item.unassigned")
+    relink(state, args, item, "assigneeId", None, "work_item.unassigned")
     return item_view(state, item)
 
 
 def _set_status(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     item = fetch(state, "workItems", args["workItemId"])
     target = fetch(state, "workflowStates", args["statusId"])
     if item["statusId"] == target["id"]:
@@ -61,12 +57,11 @@ def _set_status(state: State, args: Args) -> dict[str, Any]:
             {"unresolvedDependencies": waiting},
         )
     item["statusChangedOn"] = state["now"]
-    relink(state, args["actorId"], item, "statusId", target["id"], "work_item.status_changed")
+    relink(state, args, item, "statusId", target["id"], "work_item.status_changed")
     return item_view(state, item)
 
 
 def _add_dependency(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     item = unfinished_item(state, args["workItemId"], "add a dependency to it")
     other = fetch(state, "workItems", args["dependsOnId"])
     if other["id"] == item["id"]:
@@ -82,14 +77,11 @@ def _add_dependency(state: State, args: Args) -> dict[str, Any]:
         )
     item["dependsOn"] = [*item["dependsOn"], other["id"]]
     details = {"dependsOnId": other["id"]}
-    record_audit(
-        state, args["actorId"], "work_item.dependency_added", "work_item", item["id"], details
-    )
+    WRITES.audit(state, args, "work_item.dependency_added", "work_item", item["id"], details)
     return item_view(state, item)
 
 
 def _remove_dependency(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     item = fetch(state, "workItems", args["workItemId"])
     other_id = args["dependsOnId"]
     if other_id not in item["dependsOn"]:
@@ -98,9 +90,7 @@ def _remove_dependency(state: State, args: Args) -> dict[str, Any]:
         )
     item["dependsOn"] = [dep for dep in item["dependsOn"] if dep != other_id]
     details = {"dependsOnId": other_id}
-    record_audit(
-        state, args["actorId"], "work_item.dependency_removed", "work_item", item["id"], details
-    )
+    WRITES.audit(state, args, "work_item.dependency_removed", "work_item", item["id"], details)
     return item_view(state, item)
 
 
@@ -114,7 +104,7 @@ def _dependency_input() -> dict[str, Any]:
 
 
 TOOLS: list[Tool] = [
-    define_tool(
+    WRITES.tool(
         "assign_work_item",
         "Give an unfinished work item to an active member. Refused when the item's estimate "
         "would push them over their weekly capacity.",
@@ -123,13 +113,13 @@ TOOLS: list[Tool] = [
         ),
         _assign,
     ),
-    define_tool(
+    WRITES.tool(
         "unassign_work_item",
         "Take a work item away from whoever holds it, leaving it unassigned.",
         change("item", "workItemId", {}, []),
         _unassign,
     ),
-    define_tool(
+    WRITES.tool(
         "set_work_item_status",
         "Move a work item to another workflow state (see list_workflow_states). Moving into a "
         "done state is refused while any item it depends on is unfinished.",
@@ -141,13 +131,13 @@ TOOLS: list[Tool] = [
         ),
         _set_status,
     ),
-    define_tool(
+    WRITES.tool(
         "add_work_item_dependency",
         "Record that an unfinished work item cannot be done before another one.",
         _dependency_input(),
         _add_dependency,
     ),
-    define_tool(
+    WRITES.tool(
         "remove_work_item_dependency",
         "Drop a dependency link between two work items.",
         _dependency_input(),

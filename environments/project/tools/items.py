@@ -23,9 +23,9 @@ from silo.toolkit.results import contains, sorted_by_id
 from silo.toolkit.schema import choice, day, flag, obj, text
 
 from .. import state as derived
-from ..state import mint_id, record_audit
+from ..state import mint_id
 from .common import (
-    acting_member,
+    WRITES,
     active_member,
     candidates,
     fetch,
@@ -152,7 +152,6 @@ def _get_work_item(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_work_item(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     project = open_project(state, args["projectId"])
     first = derived.ordered_states(state)[0]
     status = fetch(state, "workflowStates", args["statusId"]) if "statusId" in args else first
@@ -184,11 +183,10 @@ def _create_work_item(state: State, args: Args) -> dict[str, Any]:
         "statusChangedOn": state["now"],
         "comments": [],
     }
-    return item_view(state, store(state, "workItems", item, args["actorId"], "work_item"))
+    return item_view(state, store(state, "workItems", item, args, "work_item"))
 
 
 def _update_work_item(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     item = fetch(state, "workItems", args["workItemId"])
     fields = ("title", "type", "priority", "estimate", "dueDate", "parentId")
     updates = changes(args, fields)
@@ -208,7 +206,7 @@ def _update_work_item(state: State, args: Args) -> dict[str, Any]:
         if growth > 0 and item["assigneeId"] is not None:
             require_capacity(state, fetch(state, "members", item["assigneeId"]), growth)
     diff = apply_changes(item, updates)
-    record_audit(state, args["actorId"], "work_item.updated", "work_item", item["id"], diff)
+    WRITES.audit(state, args, "work_item.updated", "work_item", item["id"], diff)
     return item_view(state, item)
 
 
@@ -274,7 +272,7 @@ TOOLS: list[Tool] = [
         _get_work_item,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_work_item",
         "Add a work item to a project that is not completed. It starts in the first workflow "
         "state (Backlog) unless statusId is given; an assignee must be active and have room for "
@@ -294,7 +292,7 @@ TOOLS: list[Tool] = [
         ),
         _create_work_item,
     ),
-    define_tool(
+    WRITES.tool(
         "update_work_item",
         "Change a work item's title, type, priority, estimate, due date or parent. Pass only the "
         "fields to change. A larger estimate must fit the assignee's capacity.",

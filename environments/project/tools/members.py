@@ -19,8 +19,8 @@ from silo.toolkit.results import contains, sorted_by_id
 from silo.toolkit.schema import choice, flag, integer, obj, text
 
 from .. import state as derived
-from ..state import mint_id, record_audit
-from .common import acting_member, fetch, matches, page, store
+from ..state import mint_id
+from .common import WRITES, fetch, matches, page, store
 from .schema import MAX_CAPACITY, ROLES, actor, by_id, change, listing, nullable_ref, ref, searching
 from .views import item_view, member_view
 
@@ -62,7 +62,6 @@ def _get_member(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_member(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     email = non_blank(args["email"], "email").lower()
     if any(m["email"].lower() == email for m in state["members"].values()):
         raise ToolError("conflict", f"a member already uses {email}; emails must be unique")
@@ -78,22 +77,21 @@ def _create_member(state: State, args: Args) -> dict[str, Any]:
         "active": True,
         "deactivatedOn": None,
     }
-    return member_view(state, store(state, "members", member, args["actorId"], "member"))
+    return member_view(state, store(state, "members", member, args, "member"))
 
 
 def _update_member(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     member = fetch(state, "members", args["memberId"])
     updates = changes(args, ("role", "teamId", "weeklyCapacity"))
     if "teamId" in updates:
         _team_or_none(state, updates["teamId"])
     diff = apply_changes(member, updates)
-    record_audit(state, args["actorId"], "member.updated", "member", member["id"], diff)
+    WRITES.audit(state, args, "member.updated", "member", member["id"], diff)
     return member_view(state, member)
 
 
 def _set_active(state: State, args: Args, active: bool) -> dict[str, Any]:
-    actor_member = acting_member(state, args["actorId"])
+    actor_member = WRITES.actor_of(state, args)
     member = fetch(state, "members", args["memberId"])
     if member["active"] == active:
         word = "active" if active else "deactivated"
@@ -108,7 +106,7 @@ def _set_active(state: State, args: Args, active: bool) -> dict[str, Any]:
         if not derived.is_done(state, item)
     ]
     action = "member.reactivated" if active else "member.deactivated"
-    record_audit(state, args["actorId"], action, "member", member["id"], {"openItemIds": open_ids})
+    WRITES.audit(state, args, action, "member", member["id"], {"openItemIds": open_ids})
     return {**member_view(state, member), "openItemIds": open_ids}
 
 
@@ -146,7 +144,7 @@ TOOLS: list[Tool] = [
         _get_member,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_member",
         "Add a new active member. Emails must be unique; the team, when given, must exist.",
         obj(
@@ -162,7 +160,7 @@ TOOLS: list[Tool] = [
         ),
         _create_member,
     ),
-    define_tool(
+    WRITES.tool(
         "update_member",
         "Change a member's role, team (null leaves every team) or weekly capacity. Pass only the "
         "fields to change.",
@@ -178,14 +176,14 @@ TOOLS: list[Tool] = [
         ),
         _update_member,
     ),
-    define_tool(
+    WRITES.tool(
         "deactivate_member",
         "Switch off a member who has left. Their items stay assigned to them (reassign them) and "
         "the ids of their unfinished items are returned as openItemIds.",
         change("member", "memberId", {}, []),
         lambda state, args: _set_active(state, args, False),
     ),
-    define_tool(
+    WRITES.tool(
         "reactivate_member",
         "Switch a deactivated member back on so they can act and take work again.",
         change("member", "memberId", {}, []),

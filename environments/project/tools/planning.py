@@ -15,8 +15,8 @@ from silo import Tool, ToolError, define_tool
 from silo.toolkit.guards import apply_changes, non_blank
 from silo.toolkit.schema import text
 
-from ..state import mint_id, record_audit
-from .common import acting_member, fetch, page, relink, unfinished_item
+from ..state import mint_id
+from .common import WRITES, fetch, page, relink, unfinished_item
 from .items import check_due_date, check_sprint
 from .schema import change, listing, nullable_day, ref
 from .views import item_view
@@ -26,7 +26,7 @@ Args = dict[str, Any]
 
 
 def _add_comment(state: State, args: Args) -> dict[str, Any]:
-    author = acting_member(state, args["actorId"])
+    author = WRITES.actor_of(state, args)
     item = fetch(state, "workItems", args["workItemId"])
     body = non_blank(args["body"], "body")
     comment = {
@@ -37,7 +37,7 @@ def _add_comment(state: State, args: Args) -> dict[str, Any]:
     }
     item["comments"] = [*item["comments"], comment]
     details = {"commentId": comment["id"]}
-    record_audit(state, args["actorId"], "work_item.commented", "work_item", item["id"], details)
+    WRITES.audit(state, args, "work_item.commented", "work_item", item["id"], details)
     return {"workItemId": item["id"], **comment}
 
 
@@ -47,17 +47,15 @@ def _list_comments(state: State, args: Args) -> dict[str, Any]:
 
 
 def _move_to_sprint(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     item = unfinished_item(state, args["workItemId"], "plan it into a sprint")
     sprint = check_sprint(state, args["sprintId"], item["projectId"])
     if item["sprintId"] == sprint["id"]:
         raise ToolError("conflict", f"{item['id']} is already in {sprint['name']}")
-    relink(state, args["actorId"], item, "sprintId", sprint["id"], "work_item.sprint_changed")
+    relink(state, args, item, "sprintId", sprint["id"], "work_item.sprint_changed")
     return item_view(state, item)
 
 
 def _remove_from_sprint(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     item = fetch(state, "workItems", args["workItemId"])
     if item["sprintId"] is None:
         raise ToolError("invalid_state", f"{item['id']} is not in a sprint; nothing to remove")
@@ -68,20 +66,19 @@ def _remove_from_sprint(state: State, args: Args) -> dict[str, Any]:
             f"{sprint['name']} is completed; its items stay as a record, move the item to a new "
             "sprint instead",
         )
-    relink(state, args["actorId"], item, "sprintId", None, "work_item.sprint_changed")
+    relink(state, args, item, "sprintId", None, "work_item.sprint_changed")
     return item_view(state, item)
 
 
 def _set_due_date(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     item = fetch(state, "workItems", args["workItemId"])
     diff = apply_changes(item, {"dueDate": check_due_date(state, args["dueDate"])})
-    record_audit(state, args["actorId"], "work_item.updated", "work_item", item["id"], diff)
+    WRITES.audit(state, args, "work_item.updated", "work_item", item["id"], diff)
     return item_view(state, item)
 
 
 TOOLS: list[Tool] = [
-    define_tool(
+    WRITES.tool(
         "add_comment",
         "Add a comment to a work item, written by the acting member.",
         change(
@@ -99,19 +96,19 @@ TOOLS: list[Tool] = [
         _list_comments,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "move_work_item_to_sprint",
         "Attach an unfinished work item to a planned or active sprint of the same project.",
         change("item", "workItemId", {"sprintId": ref("sprint", "Target sprint.")}, ["sprintId"]),
         _move_to_sprint,
     ),
-    define_tool(
+    WRITES.tool(
         "remove_work_item_from_sprint",
         "Detach a work item from its planned or active sprint, back to the unplanned pool.",
         change("item", "workItemId", {}, []),
         _remove_from_sprint,
     ),
-    define_tool(
+    WRITES.tool(
         "set_work_item_due_date",
         "Set a work item's due date (today or later) or clear it with null.",
         change(

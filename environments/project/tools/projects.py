@@ -22,8 +22,8 @@ from silo.toolkit.results import contains, sorted_by_id
 from silo.toolkit.schema import choice, day, obj, text
 
 from .. import state as derived
-from ..state import mint_id, record_audit
-from .common import acting_member, active_member, fetch, matches, open_project, page, relink, store
+from ..state import mint_id
+from .common import WRITES, active_member, fetch, matches, open_project, page, relink, store
 from .schema import PROJECT_STATUSES, actor, by_id, change, listing, ref, searching
 from .views import item_view, member_view, project_view, sprint_view
 
@@ -67,7 +67,6 @@ def _get_project(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_project(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     key = non_blank(args["key"], "key").upper()
     if not KEY_PATTERN.match(key):
         raise ToolError(
@@ -93,11 +92,10 @@ def _create_project(state: State, args: Args) -> dict[str, Any]:
         "completedOn": None,
         "description": args.get("description", ""),
     }
-    return project_view(state, store(state, "projects", project, args["actorId"], "project"))
+    return project_view(state, store(state, "projects", project, args, "project"))
 
 
 def _update_project(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     project = open_project(state, args["projectId"])
     updates = changes(args, ("name", "targetDate", "status"))
     if "name" in updates:
@@ -105,12 +103,11 @@ def _update_project(state: State, args: Args) -> dict[str, Any]:
     if "targetDate" in updates:
         parse_day(updates["targetDate"], "targetDate")
     diff = apply_changes(project, updates)
-    record_audit(state, args["actorId"], "project.updated", "project", project["id"], diff)
+    WRITES.audit(state, args, "project.updated", "project", project["id"], diff)
     return project_view(state, project)
 
 
 def _close_project(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     project = open_project(state, args["projectId"])
     unfinished = [
         item["id"]
@@ -126,17 +123,16 @@ def _close_project(state: State, args: Args) -> dict[str, Any]:
         )
     project["status"] = "completed"
     project["completedOn"] = state["now"]
-    record_audit(state, args["actorId"], "project.closed", "project", project["id"])
+    WRITES.audit(state, args, "project.closed", "project", project["id"])
     return project_view(state, project)
 
 
 def _reassign_project_lead(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     project = open_project(state, args["projectId"])
     lead = active_member(state, args["newLeadId"], "lead a project")
     if project["leadId"] == lead["id"]:
         raise ToolError("conflict", f"{lead['name']} already leads {project['key']}")
-    relink(state, args["actorId"], project, "leadId", lead["id"], "project.lead_changed")
+    relink(state, args, project, "leadId", lead["id"], "project.lead_changed")
     return project_view(state, project)
 
 
@@ -182,7 +178,7 @@ TOOLS: list[Tool] = [
         _get_project,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_project",
         "Start a new active project. The key is upper-cased and must be unique; the lead must be "
         "an active member.",
@@ -200,7 +196,7 @@ TOOLS: list[Tool] = [
         ),
         _create_project,
     ),
-    define_tool(
+    WRITES.tool(
         "update_project",
         "Rename a project, move its target date or put it on hold / back to active. Use "
         "close_project to complete it.",
@@ -216,13 +212,13 @@ TOOLS: list[Tool] = [
         ),
         _update_project,
     ),
-    define_tool(
+    WRITES.tool(
         "close_project",
         "Mark a project completed. Refused while any of its work items is unfinished.",
         change("project", "projectId", {}, []),
         _close_project,
     ),
-    define_tool(
+    WRITES.tool(
         "reassign_project_lead",
         "Hand a project's lead role to another active member.",
         change(

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from silo import toolkit
-from silo.toolkit import Paging, Schema, actor_id, day, integer, matching, nullable, obj
+from silo.toolkit.paging import Paging
+from silo.toolkit.schema import Schema, actor_id, day, integer, matching, nullable, obj
+from silo.toolkit.schema import number as any_number
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -75,7 +76,7 @@ def nullable_day(description: str) -> Schema:
 
 def number(description: str, minimum: float, maximum: float) -> Schema:
     """A bounded number (fractions allowed)."""
-    return toolkit.number(description, minimum=minimum, maximum=maximum)
+    return any_number(description, minimum=minimum, maximum=maximum)
 
 
 def points(description: str) -> Schema:

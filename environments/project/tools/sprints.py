@@ -17,8 +17,8 @@ from silo.toolkit.guards import non_blank, parse_day
 from silo.toolkit.schema import choice, day, obj, text
 
 from .. import state as derived
-from ..state import mint_id, record_audit
-from .common import acting_member, fetch, matches, open_project, page, store
+from ..state import mint_id
+from .common import WRITES, fetch, matches, open_project, page, store
 from .schema import SPRINT_STATUSES, actor, by_id, change, listing, ref
 from .views import item_view, sprint_view
 
@@ -49,7 +49,6 @@ def _get_sprint(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_sprint(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     project = open_project(state, args["projectId"])
     name = non_blank(args["name"], "name")
     if parse_day(args["endDate"], "endDate") < parse_day(args["startDate"], "startDate"):
@@ -68,7 +67,7 @@ def _create_sprint(state: State, args: Args) -> dict[str, Any]:
         "completedOn": None,
         "goal": args.get("goal", ""),
     }
-    return sprint_view(state, store(state, "sprints", sprint, args["actorId"], "sprint"))
+    return sprint_view(state, store(state, "sprints", sprint, args, "sprint"))
 
 
 def _sprint_in(state: State, sprint_id: str, status: str, action: str) -> dict[str, Any]:
@@ -83,7 +82,6 @@ def _sprint_in(state: State, sprint_id: str, status: str, action: str) -> dict[s
 
 
 def _start_sprint(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     sprint = _sprint_in(state, args["sprintId"], "planned", "started")
     open_project(state, sprint["projectId"])
     running = [s for s in sprints_of(state, sprint["projectId"]) if s["status"] == "active"]
@@ -95,12 +93,11 @@ def _start_sprint(state: State, args: Args) -> dict[str, Any]:
             {"activeSprintId": running[0]["id"]},
         )
     sprint["status"] = "active"
-    record_audit(state, args["actorId"], "sprint.started", "sprint", sprint["id"])
+    WRITES.audit(state, args, "sprint.started", "sprint", sprint["id"])
     return sprint_view(state, sprint)
 
 
 def _complete_sprint(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     sprint = _sprint_in(state, args["sprintId"], "active", "completed")
     carried = [
         item["id"]
@@ -110,7 +107,7 @@ def _complete_sprint(state: State, args: Args) -> dict[str, Any]:
     sprint["status"] = "completed"
     sprint["completedOn"] = state["now"]
     details = {"carriedOver": carried}
-    record_audit(state, args["actorId"], "sprint.completed", "sprint", sprint["id"], details)
+    WRITES.audit(state, args, "sprint.completed", "sprint", sprint["id"], details)
     return {**sprint_view(state, sprint), "carriedOverItemIds": carried}
 
 
@@ -136,7 +133,7 @@ TOOLS: list[Tool] = [
         _get_sprint,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_sprint",
         "Plan a new sprint in a project that is not completed. It starts out planned.",
         obj(
@@ -152,13 +149,13 @@ TOOLS: list[Tool] = [
         ),
         _create_sprint,
     ),
-    define_tool(
+    WRITES.tool(
         "start_sprint",
         "Start a planned sprint. Refused while another sprint of the same project is active.",
         change("sprint", "sprintId", {}, []),
         _start_sprint,
     ),
-    define_tool(
+    WRITES.tool(
         "complete_sprint",
         "Complete an active sprint. Unfinished items stay attached to it; their ids come back as "
         "carriedOverItemIds.",

@@ -16,7 +16,7 @@ from silo.toolkit.results import sorted_by_id
 from silo.toolkit.schema import obj, text
 
 from ..state import mint_id
-from .common import acting_member, active_member, fetch, page, relink, store
+from .common import WRITES, active_member, fetch, page, relink, store
 from .schema import actor, by_id, change, listing, ref
 from .views import member_view, team_view
 
@@ -45,7 +45,6 @@ def _get_team(state: State, args: Args) -> dict[str, Any]:
 
 
 def _create_team(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     name = non_blank(args["name"], "name")
     if any(t["name"].casefold() == name.casefold() for t in state["teams"].values()):
         raise ToolError("conflict", f"a team called {name!r} already exists; pick another name")
@@ -58,11 +57,10 @@ def _create_team(state: State, args: Args) -> dict[str, Any]:
         "leadId": lead_id,
         "description": args.get("description", ""),
     }
-    return team_view(state, store(state, "teams", team, args["actorId"], "team"))
+    return team_view(state, store(state, "teams", team, args, "team"))
 
 
 def _reassign_team_lead(state: State, args: Args) -> dict[str, Any]:
-    acting_member(state, args["actorId"])
     team = fetch(state, "teams", args["teamId"])
     lead = active_member(state, args["newLeadId"], "lead a team")
     if team["leadId"] == lead["id"]:
@@ -72,7 +70,7 @@ def _reassign_team_lead(state: State, args: Args) -> dict[str, Any]:
             "invalid_input",
             f"{lead['name']} is not on {team['name']}; move them in with update_member first",
         )
-    relink(state, args["actorId"], team, "leadId", lead["id"], "team.lead_changed")
+    relink(state, args, team, "leadId", lead["id"], "team.lead_changed")
     return team_view(state, team)
 
 
@@ -92,7 +90,7 @@ TOOLS: list[Tool] = [
         _get_team,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "create_team",
         "Create a team with a unique name and, optionally, an active lead.",
         obj(
@@ -106,7 +104,7 @@ TOOLS: list[Tool] = [
         ),
         _create_team,
     ),
-    define_tool(
+    WRITES.tool(
         "reassign_team_lead",
         "Make another active member of the team its lead.",
         change("team", "teamId", {"newLeadId": ref("member", "The new lead.")}, ["newLeadId"]),

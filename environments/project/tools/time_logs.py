@@ -22,8 +22,8 @@ from silo.toolkit.results import sorted_by_id
 from silo.toolkit.schema import day, obj, text
 
 from .. import state as derived
-from ..state import mint_id, record_audit, round_half_up
-from .common import acting_member, candidates, fetch, matches, not_future, page, unfinished_item
+from ..state import mint_id, round_half_up
+from .common import WRITES, candidates, fetch, matches, not_future, page, unfinished_item
 from .schema import actor, change, listing, number, ref
 from .views import log_view
 
@@ -53,7 +53,7 @@ def _grouped(logs: Iterable[Mapping[str, Any]], key: str) -> dict[str, float]:
 
 
 def _log_time(state: State, args: Args) -> dict[str, Any]:
-    member = acting_member(state, args["actorId"])
+    member = WRITES.actor_of(state, args)
     item = unfinished_item(state, args["workItemId"], "log time on it")
     worked_on = not_future(state, str(args.get("date", state["now"])), "date")
     hours = _hours(args["hours"])
@@ -66,7 +66,7 @@ def _log_time(state: State, args: Args) -> dict[str, Any]:
         "note": args.get("note", ""),
     }
     state["timeLogs"][log["id"]] = log
-    record_audit(state, member["id"], "time.logged", "time_log", log["id"], {"hours": log["hours"]})
+    WRITES.audit(state, args, "time.logged", "time_log", log["id"], {"hours": log["hours"]})
     return log_view(state, log)
 
 
@@ -91,7 +91,7 @@ def _list_time_logs(state: State, args: Args) -> dict[str, Any]:
 
 
 def _update_time_log(state: State, args: Args) -> dict[str, Any]:
-    member = acting_member(state, args["actorId"])
+    member = WRITES.actor_of(state, args)
     log = fetch(state, "timeLogs", args["timeLogId"])
     if log["memberId"] != member["id"]:
         raise ToolError(
@@ -103,7 +103,7 @@ def _update_time_log(state: State, args: Args) -> dict[str, Any]:
     if "date" in updates:
         not_future(state, updates["date"], "date")
     diff = apply_changes(log, updates)
-    record_audit(state, member["id"], "time.updated", "time_log", log["id"], diff)
+    WRITES.audit(state, args, "time.updated", "time_log", log["id"], diff)
     return log_view(state, log)
 
 
@@ -144,7 +144,7 @@ def work_item_time_summary(
 
 
 TOOLS: list[Tool] = [
-    define_tool(
+    WRITES.tool(
         "log_time",
         "Log hours you (the acting member) spent on an unfinished work item. 0.1 to 24 hours, "
         "dated today unless an earlier date is given.",
@@ -176,7 +176,7 @@ TOOLS: list[Tool] = [
         _list_time_logs,
         read_only=True,
     ),
-    define_tool(
+    WRITES.tool(
         "update_time_log",
         "Correct the hours, date or note of a time log you logged yourself.",
         change(

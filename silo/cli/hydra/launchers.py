@@ -9,11 +9,11 @@ they are.
   core count.
 * :func:`choose_joblib_batch_size`: hydra-joblib-launcher's ``batch_size: auto`` (its
   default) becomes :func:`joblib_batch_size` jobs per joblib batch. Each joblib batch pickles
-  the sweep's master config, Hydra's context and Hydra's singleton state (about 42 KB, 3.6 ms
-  in the launching process and 2 ms in the worker here) and restores that state in the worker,
-  which scans every Hydra plugin again (about 5 ms); joblib's adaptive batching, which times its
-  first batches while the workers are still importing, stays at one job a batch for Silo's
-  jobs of tens of milliseconds. An explicit ``hydra.launcher.batch_size=N`` is left as given.
+  the sweep's master config, Hydra's context and Hydra's singleton state and restores that
+  state in the worker, which scans every Hydra plugin again: a fixed cost per batch, not per
+  job. joblib's adaptive batching, which times its first batches while the workers are still
+  importing, would stay at one job a batch for Silo's short jobs. An explicit
+  ``hydra.launcher.batch_size=N`` is left as given (figures: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ __all__ = [
 _UNBOUNDED_LOCAL = ("hydra_plugins.hydra_submitit_launcher.submitit_launcher.LocalLauncher",)
 
 JOBLIB_LAUNCHER = "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"
-# Jobs per joblib batch at most: the per-batch cost above is then < 1.5 ms a job; more saved
-# nothing measurable (benchmarks/bench_sweeps.py, docs/performance.md).
+# Jobs per joblib batch at most: past this the per-batch cost above is spread thin enough that
+# more saved nothing measurable (benchmarks/bench_sweeps.py, docs/performance.md).
 JOBLIB_BATCH_MAX = 8
 
 

@@ -1,23 +1,21 @@
-"""Book tools, written with ``@tool``: the typed signature and docstring become the schema."""
+"""Book tools: a name, a description, an input schema built with silo.toolkit, and a body.
+
+The engine refuses input the schema rules out before the body runs; the body refuses what a
+schema cannot know (an unknown or lent book) with a ``ToolError`` the agent reads.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from silo import ToolError, tool
+from silo import Tool, ToolError, define_tool
+from silo.toolkit.schema import obj, text
 
 from ..state import Library
 
 
-@tool(read_only=True)
-def find_books(state: Library, query: str = "") -> list[dict[str, Any]]:
-    """List the books whose title or author contains the query (every book when it is empty).
-
-    Args:
-        state: The world, passed by Silo (not part of the tool's input).
-        query: Part of a title or an author's name, matched case-insensitively.
-    """
-    needle = query.lower()
+def _find_books(state: Library, args: dict[str, Any]) -> list[dict[str, Any]]:
+    needle = args.get("query", "").lower()
     return [
         dict(book)  # a copy: the agent never holds live state
         for book in state["books"].values()
@@ -25,15 +23,8 @@ def find_books(state: Library, query: str = "") -> list[dict[str, Any]]:
     ]
 
 
-@tool
-def lend_book(state: Library, book_id: str, member: str) -> dict[str, Any]:
-    """Lend an available book to a member.
-
-    Args:
-        state: The world, passed by Silo (not part of the tool's input).
-        book_id: The book's id, e.g. BOOK-1.
-        member: The borrowing member's name.
-    """
+def _lend_book(state: Library, args: dict[str, Any]) -> dict[str, Any]:
+    book_id, member = args["book_id"], args["member"]
     book = state["books"].get(book_id)
     if book is None:
         raise ToolError("not_found", f"no book {book_id}; find_books lists the ids")
@@ -41,3 +32,18 @@ def lend_book(state: Library, book_id: str, member: str) -> dict[str, Any]:
         raise ToolError("invalid_state", f"{book_id} is already lent to {book['borrower']}")
     book["borrower"] = member
     return {"id": book_id, "borrower": member}
+
+
+find_books: Tool = define_tool(
+    "find_books",
+    "List the books whose title or author contains the query (every book when it is empty).",
+    obj({"query": text("Part of a title or an author's name, any case.", min_length=0)}),
+    _find_books,
+    read_only=True,
+)
+
+LENDING = {"book_id": text("The book's id, e.g. BOOK-1."), "member": text("The member's name.")}
+
+lend_book: Tool = define_tool(
+    "lend_book", "Lend an available book to a member.", obj(LENDING, list(LENDING)), _lend_book
+)

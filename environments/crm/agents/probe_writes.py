@@ -8,7 +8,8 @@ blank text, nothing to change, a conflict). Later calls act on what earlier ones
 read tools are called again at the end so the reports see the changed world (audit log, stage
 moves, wins). It returns ``calls=<n> ok=<n> refused=<n>``. Pinned with its tool events and
 state changes (``baselines/crm/file``, see docs/baselines.md), every value these tools write
-or return is a golden value. Run it as ``agent=file agent.path=environments/crm/probe_writes.py``.
+or return is a golden value. Run it as
+``agent=file agent.path=environments/crm/agents/probe_writes.py``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from silo.toolkit import Call, SolverError, first_match, strict_caller
+from silo.toolkit.solving import Call, SolverError, first_match, strict_caller
 
 ALL = {"limit": 500}
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from silo.toolkit import Call, SolverError, first_match, strict_caller
+from silo.toolkit.solving import Call, SolverError, first_match, strict_caller
 
 
 def _user_id(text: str) -> str:

@@ -10,7 +10,7 @@ unknown-tool:rejected`` with each word saying what actually happened, so a broke
 the output. Pinned with its tool events (``baselines/erp/probe``), the run proves validation,
 error results and the unknown-tool path on the largest world; the verifier scores it 0.6 (the
 price is fixed but the invoice is never re-matched or approved).
-Run it as ``agent=file agent.path=environments/erp/probe.py``.
+Run it as ``agent=file agent.path=environments/erp/agents/probe.py``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ that equal a value in the seed (where ``<`` and ``<=`` part ways), and with the 
 each tool must refuse. It returns ``calls=<n> ok=<n> refused=<n>``. It changes nothing, so it
 is pinned with its tool events (``baselines/crm/file``, see docs/baselines.md): every figure a
 read tool derives is then a golden value, including on branches the solver never reaches.
-Run it as ``agent=file agent.path=environments/crm/probe_reads.py``.
+Run it as ``agent=file agent.path=environments/crm/agents/probe_reads.py``.
 """
 
 from __future__ import annotations

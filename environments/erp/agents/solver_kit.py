@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from silo.toolkit import Call, SolverError, first_match, strict_caller
+from silo.toolkit.solving import Call, SolverError, first_match, strict_caller
 
 __all__ = ["Call", "SolverError", "caller", "dollars", "first", "user_after"]
 
