@@ -134,6 +134,7 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("launcher_missing", ConfigError, "the chosen Hydra launcher plugin is not installed"),
     ("budget_invalid", ConfigError, "a budget value is not a positive whole number"),
     ("env_not_found", ConfigError, "env= names no environment folder or conf/env config"),
+    ("env_not_chosen", ConfigError, "no env= and the project has several environments or none"),
     ("budget_not_found", ConfigError, "budget= names no conf/budget config"),
     ("environment_not_found", EnvironmentLoadError, "no environment by that name or folder"),
     (
@@ -174,6 +175,7 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("view_out_folder_missing", ArtifactError, "the report's folder does not exist"),
     ("view_would_overwrite", ArtifactError, "the report would replace a file it did not write"),
     ("artifacts_unwritable", ArtifactError, "a run folder or golden file cannot be written"),
+    ("group_not_new", ArtifactError, "a new batch was given a group folder holding an earlier one"),
     ("baselines_config_missing", BaselineError, "baselines/silo-baselines.yaml does not exist"),
     ("baselines_config_invalid", BaselineError, "the baselines config is malformed"),
     ("agent_not_deterministic", BaselineError, "the agent's results may vary, so cannot be pinned"),

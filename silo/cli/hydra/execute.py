@@ -91,6 +91,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
             _say(f"{result.environment_error}; fix the environment's code")
             return 2
         return 0 if result.passed or not plan.fail_on_error else 1
+    shared = group_dir is not None
     if group_dir is None:
         from silo.artifacts.run_folder import allocate_run_dir
 
@@ -110,6 +111,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         progress=plan.progress,
         max_concurrency=plan.max_concurrency,
         cpu_affinity=plan.cpu_affinity,
+        shared_group=shared,  # a sweep's jobs share its folder (the sweeper checked it)
     )
     failed = [o for o in outcomes if not o.passed]
     skipped = sum(1 for o in outcomes if o.resumed)

@@ -1,7 +1,8 @@
 """From a composed ``silo-run`` config to the rollouts to run.
 
 Contract: :func:`plan_from_config` turns the composed config (a plain mapping) into
-:class:`Plan`: the environment, the points (one per task matched by ``task``), ``runs``,
+:class:`Plan`: the environment (without ``env``, the project's one), the points (one per task
+matched by ``task``; ``task=[A,B]``, Hydra's list, is one group of both), ``runs``,
 ``seed``, ``resume``, ``fail_on_error``, the runs folder. Every invalid value raises a one-line
 :class:`SiloError` that names the key and the fix.
 """
@@ -17,11 +18,12 @@ from silo.batch.point import Point, expand_tasks
 from silo.batch.sweep import concurrency
 from silo.errors import ConfigError
 from silo.loading.environment import load_environment
+from silo.loading.project import default_environment
 from silo.rollout.placement import checked_policy
 from silo.rollout.run import Budget
 from silo.users.resolve import resolve_user
 
-__all__ = ["Plan", "plan_from_config"]
+__all__ = ["Plan", "plan_from_config", "task_parts"]
 
 
 @dataclass(frozen=True)
@@ -62,10 +64,18 @@ def agent_label(choice: str | None, agent: Mapping[str, Any]) -> str:
     return choice or str(agent.get("name", "agent"))
 
 
+def task_parts(spec: Any) -> list[str]:
+    """The task ids, globs or ``all`` of ``task=``: a list (``task=[A,B]``) or commas (``A,B``)."""
+    items = spec if isinstance(spec, list | tuple) else str(spec).split(",")
+    return [str(item).strip() for item in items if str(item).strip()]
+
+
 def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | None) -> Plan:
     """The :class:`Plan` of a composed config; a one-line ``SiloError`` for any bad value."""
     env_cfg = cfg.get("env")
     env_name = env_cfg.get("name") if isinstance(env_cfg, Mapping) else env_cfg
+    if env_name is None:  # e.g. a +sweep= without env: the project's one, or the choices
+        env_name = default_environment(project)
     if not isinstance(env_name, str) or not env_name:
         raise ConfigError("config_invalid", "env must name an environment, e.g. env=crm")
     environment = load_environment(env_name, project)
@@ -93,8 +103,8 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError("config_invalid", f"seed must be a whole number, got {seed!r}")
     tasks = []
-    for part in str(task_spec).split(","):
-        for task_id in expand_tasks(part.strip(), environment.tasks):
+    for part in task_parts(task_spec):
+        for task_id in expand_tasks(part, environment.tasks):
             environment.task(task_id)  # one-line error listing the known ids
             tasks.append(task_id)
     label = agent_label(agent_choice, agent)
