@@ -13,15 +13,18 @@ holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the f
   ``summary.json`` row of each side (``a``/``b``, ``None`` where absent), ``delta`` (B − A of
   runs, passRate, meanReward, meanToolCalls) and a ``status``: ``regression`` (every A run
   passed, every B run failed), ``fix`` (the reverse), ``worse``/``better`` (the pass rate
-  otherwise dropped/rose), ``same``, ``onlyA`` or ``onlyB``.
-- ``detail`` on a cell with exactly one run on each side whose ``result.json`` differs:
+  otherwise dropped/rose), ``changed`` (the same pass rate, but a single-run cell whose
+  result, state diff or field-level state changes differ), ``same``, ``onlyA`` or ``onlyB``.
+- ``detail`` on a cell with exactly one run on each side whose ``result.json``, state diff or
+  ``state-changes.json`` differs (equal results: only ``stateDiff`` and ``stateChanges``):
   ``checks`` whose outcome differs, by label (``a``/``b`` are true, false, or ``None`` where
   the check is absent), ``resultFields`` (the other top-level result keys that differ) and
   ``stateDiff``, the state-diff entries that differ: ``{path, onlyA, onlyB}`` with ``path``
   ``<collection>.<added|removed|changed>`` (row ids) or ``scalars`` (fields); ``None`` when a
   side has no ``state-diff.json``, ``[]`` when both diffs are equal; and ``stateChanges``, the
   field-level lines of :func:`silo.batch.baseline_changes.explain_changes` (A as the golden,
-  e.g. ``opportunities.OPP-005.stageEnteredOn: "2026-02-10" -> "2026-03-16"``), ``None``
+  e.g. ``opportunities.OPP-005.stageEnteredOn: "2026-02-10" -> "2026-03-16"``, or
+  ``tickets.T-1.assignee: "ana" -> null (not changed in A)``), ``None``
   when a side has no ``state-changes.json``; and, when either run talked to a simulated user,
   ``conversation`` (:func:`conversation_changes`: each side's messages as ``role: text`` lines
   and ``firstDifference``, the index of the first message that differs or ``None``).
@@ -67,7 +70,7 @@ __all__ = [
     "state_diff_changes",
 ]
 
-STATUSES = ("regression", "fix", "worse", "better", "same", "onlyA", "onlyB")
+STATUSES = ("regression", "fix", "worse", "better", "changed", "same", "onlyA", "onlyB")
 _DELTAS = {"runs": 0, "passRate": 4, "meanReward": 4, "meanToolCalls": 2}  # key: decimals
 _RUN_KEYS = ("environment", "taskId")
 _RESULT_KEYS = ("passed", "reward", "toolCalls", "terminationReason")
@@ -179,6 +182,8 @@ def compare(a: str | Path, b: str | Path, project_dir: Path) -> Comparison:
         items_a, items_b = cells_a.get(cell, []), cells_b.get(cell, [])
         if len(items_a) == 1 and len(items_b) == 1:
             entry["detail"] = run_detail(items_a[0], items_b[0])
+            if entry["status"] == "same" and entry["detail"] is not None:
+                entry["status"] = "changed"  # the same verdicts, another result or world
         cells.append(entry)
     agents = _compare_agents(agent_rows(list(rows_a.values())), agent_rows(list(rows_b.values())))
     return Comparison(side_a, side_b, cells, agents)
@@ -259,9 +264,17 @@ def _compare_agents(
 
 
 def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
-    """How one rollout's result and state diff differ from another's; ``None`` when equal."""
+    """How one rollout's result and world differ from another's; ``None`` when equal.
+
+    Equal results are not enough: a tool that also changes a field no check reads (a
+    ``close_ticket`` that clears the assignee) shows only in ``state-changes.json``.
+    """
     if a.result == b.result:
-        return None
+        fields = _field_changes(a.folder, b.folder)
+        diff = state_diff_changes(_read_diff(a.folder), _read_diff(b.folder))
+        if not fields and not diff:
+            return None
+        return {"checks": [], "resultFields": [], "stateDiff": diff, "stateChanges": fields}
     detail: dict[str, Any] = {
         "checks": _flipped_checks(a.result.get("checks", []), b.result.get("checks", [])),
         "resultFields": [
@@ -322,7 +335,7 @@ def _field_changes(folder_a: Path, folder_b: Path) -> list[str] | None:
     found = [_read_changes(folder) for folder in (folder_a, folder_b)]
     if found[0] is None or found[1] is None:
         return None
-    return explain_changes(found[0], found[1])
+    return explain_changes(found[0], found[1], ref="A")
 
 
 def _flipped_checks(

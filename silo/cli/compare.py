@@ -5,7 +5,9 @@ compares A (the reference) with B (the candidate), each a run, group or sweep fo
 path or as a folder name under the project's ``.silo/runs/`` (:func:`silo.batch.compare.compare`).
 Text: a table per task × agent (runs, pass rate, mean reward and mean tool calls in A, B and
 B − A, and a status), what changed in single-run cells (checks that flipped, state-diff rows
-that differ: ``+`` only in B's diff, ``-`` only in A's), pass^k per agent, and a count line.
+that differ: ``+`` only in B's diff, ``-`` only in A's, and the field-level changes of
+``state-changes.json``, so a cell whose verdicts agree but whose world differs is ``CHANGED``),
+pass^k per agent, and a count line.
 JSON: :meth:`silo.batch.compare.Comparison.to_json`. Exit status 0; 1 with ``fail_on_regression=true``
 when a cell's pass rate dropped; 2 for a usage mistake, a missing folder or one that holds no
 rollout — one line on stderr, never a traceback.
@@ -36,6 +38,7 @@ _STATUS_TEXT = {
     "fix": "fix",
     "worse": "worse",
     "better": "better",
+    "changed": "CHANGED",
     "same": "same",
     "onlyA": "only in A",
     "onlyB": "only in B",
@@ -125,7 +128,12 @@ def _details(comparison: Comparison) -> list[str]:
         if detail is None:
             continue
         fields = ", ".join(detail["resultFields"]) or "checks"
-        lines.append(f"  {_cell_label(cell, with_env)} {cell['agent']}: result differs in {fields}")
+        what = (
+            f"result differs in {fields}"
+            if detail["checks"] or detail["resultFields"]
+            else ("same result, the world differs")
+        )
+        lines.append(f"  {_cell_label(cell, with_env)} {cell['agent']}: {what}")
         checks = [
             f"{c['label']} ({_passed(c['a'])} -> {_passed(c['b'])})" for c in detail["checks"]
         ]
