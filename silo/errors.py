@@ -162,6 +162,7 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("tool_exists", AuthoringError, "silo-env tool add named a tool that exists"),
     ("verifier_exists", AuthoringError, "silo-env verifier add named a verifier that exists"),
     ("registration_failed", AuthoringError, "new code could not be registered; nothing changed"),
+    ("edit_breaks_environment", AuthoringError, "the edit would stop the environment starting"),
     ("task_invalid", TaskError, "a task file does not parse, lacks a field or repeats an id"),
     ("task_not_found", TaskError, "no task by that id or glob"),
     ("no_tasks", TaskError, "the environment has no tasks"),

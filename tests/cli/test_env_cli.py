@@ -12,6 +12,7 @@ from tests.cli._console import one_line_error, run
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    (tmp_path / "environments").mkdir()  # the project is here, not in a folder above tmp_path
     assert run("silo-init", tmp_path, "lib", "template=minimal").returncode == 0
     return tmp_path
 
