@@ -96,14 +96,17 @@ def agent_name(run: Mapping[str, Any]) -> str:
 
     The brackets hold the ``agentIdentity`` model, ``t=<temperature>`` and ``seed=<seed>`` when
     set, ``@<host:port>`` for an endpoint other than the API's public one, and
-    ``user=<kind>:<model>`` (with its temperature) for a ``userIdentity``; e.g.
-    ``openai[gpt-4.1-mini, t=0.0]``. A user's seed is left out: it follows the rollout's seed,
-    which differs between repeats.
+    ``user=<kind>:<model>`` (with its temperature) for a ``userIdentity`` that calls a model;
+    e.g. ``openai[gpt-4.1-mini, t=0.0]``. A user's seed is left out: it follows the rollout's
+    seed, which differs between repeats. A user without a model (``scripted``) is left out too:
+    ``solver`` is one series over conversational and tool-only tasks alike.
     """
     label = str(run.get("agent") or "?")
     parts = _identity_parts(run.get("agentIdentity"), with_seed=True)
     user = run.get("userIdentity")
-    if isinstance(user, Mapping):
+    # A user that calls no model (the scripted one) replies the same to every agent: naming it
+    # would split one agent into two series in a sweep mixing conversational and other tasks.
+    if isinstance(user, Mapping) and user.get("model") is not None:
         who = ":".join(str(user[key]) for key in ("kind", "model") if user.get(key) is not None)
         parts.append(" ".join([f"user={who or '?'}", *_identity_parts(user, with_seed=False)[1:]]))
     return f"{label}[{', '.join(parts)}]" if parts else label
