@@ -133,6 +133,7 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("override_invalid", ConfigError, "a command-line override names an unknown choice or key"),
     ("launcher_missing", ConfigError, "the chosen Hydra launcher plugin is not installed"),
     ("budget_invalid", ConfigError, "a budget value is not a positive whole number"),
+    ("pricing_invalid", ConfigError, "a price table entry is not {input: X, output: Y} >= 0"),
     ("env_not_found", ConfigError, "env= names no environment folder or conf/env config"),
     ("env_not_chosen", ConfigError, "no env= and the project has several environments or none"),
     ("budget_not_found", ConfigError, "budget= names no conf/budget config"),

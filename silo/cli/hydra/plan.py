@@ -3,17 +3,18 @@
 Contract: :func:`plan_from_config` turns the composed config (a plain mapping) into
 :class:`Plan`: the environment (without ``env``, the project's one), the points (one per task
 matched by ``task``; ``task=[A,B]``, Hydra's list, is one group of both), ``runs``,
-``seed``, ``resume``, ``fail_on_error``, the runs folder. Every invalid value raises a one-line
+``seed``, ``resume``, ``fail_on_error``, the runs folder, the price table (``pricing``). Every invalid value raises a one-line
 :class:`SiloError` that names the key and the fix.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from silo.batch.cost import PriceTable, price_table
 from silo.batch.point import Point, expand_tasks
 from silo.batch.sweep import concurrency
 from silo.errors import ConfigError
@@ -39,6 +40,7 @@ class Plan:
     runs_dir: Path
     max_concurrency: int = 1
     cpu_affinity: str = "auto"
+    prices: PriceTable = field(default_factory=dict)  # pricing=: estimatedCost in run.json
 
 
 def _positive_int(value: Any, key: str, minimum: int = 1) -> int:
@@ -128,4 +130,5 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         runs_dir=Path(str(cfg.get("runs_dir") or project / ".silo" / "runs")),
         max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
         cpu_affinity=checked_policy(cfg.get("cpu_affinity", "auto")),
+        prices=price_table(cfg.get("pricing")),
     )
