@@ -11,7 +11,8 @@ holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the f
   :func:`silo.batch.summary.agent_name`: its label and, for model agents, the model and
   settings that answered, so two models are two cells), sorted, with the
   ``summary.json`` row of each side (``a``/``b``, ``None`` where absent), ``delta`` (B − A of
-  runs, passRate, meanReward, meanToolCalls) and a ``status``: ``regression`` (every A run
+  runs, passRate, meanReward, meanToolCalls, and estimatedCost when both rows have one) and a
+  ``status``: ``regression`` (every A run
   passed, every B run failed), ``fix`` (the reverse), ``worse``/``better`` (the pass rate
   otherwise dropped/rose), ``changed`` (the same pass rate, but a single-run cell whose
   result, state diff or field-level state changes differ), ``same``, ``onlyA`` or ``onlyB``.
@@ -234,6 +235,8 @@ def _compare_cell(
             key: round(row_b[key] - row_a[key], places)  # type: ignore[literal-required]
             for key, places in _DELTAS.items()
         }
+        if "estimatedCost" in row_a and "estimatedCost" in row_b:  # both sides priced
+            delta["estimatedCost"] = round(row_b["estimatedCost"] - row_a["estimatedCost"], 6)
     return {
         "environment": env,
         "task": task,

@@ -50,6 +50,15 @@ def test_a_priced_group_records_the_cost_of_each_run_and_prints_it(toy_project: 
     assert header.split()[7:9] == ["tokens", "cost"]
     line = next(line for line in proc.stdout.splitlines() if line.startswith("TASK-001"))
     assert f"${2 * RUN_COST:.4f}" in line.split()
+    compared = subprocess.run(
+        [script("silo-compare"), str(group), str(group)],
+        cwd=toy_project, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    table = compared.stdout.splitlines()
+    header = next(line for line in table if line.startswith("task"))
+    assert header.split()[-4:] == ["costA", "costB", "Δcost", "status"]
+    row = next(line for line in table if line.startswith("TASK-001"))
+    assert row.split()[-4:] == [f"{2 * RUN_COST:.4f}"] * 2 + ["+0.0000", "same"]
 
 
 def test_without_a_price_table_nothing_is_priced(toy_project: Path) -> None:
