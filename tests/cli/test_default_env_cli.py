@@ -77,3 +77,11 @@ def test_a_fixed_sweep_folder_is_not_merged_into_without_resume(tmp_path: Path) 
     resumed = run("silo-run", project, *args, "resume=true")
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads((project / "fixed" / "summary.json").read_text())["rollouts"] == 1
+
+
+def test_silo_env_without_env_edits_the_project_s_one_environment(tmp_path: Path) -> None:
+    project = helpdesk_project(tmp_path)
+    proc = run("silo-env", project, "task", "list")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "silo-env: env=helpdesk (the project's one environment)\n"
+    assert proc.stdout.startswith("TASK-001 ")
