@@ -7,9 +7,10 @@ Contract of :func:`create_environment`:
   with the next free name as a suggestion: ``crm`` → ``crm-2``, ``crm-2`` → ``crm-3``);
 * the template (``blank`` or ``crm``) comes from the installed package (``template_not_found``);
 * the files are copied into a hidden ``environments/.staging-<random>`` folder, the manifest
-  (``name``, ``template``, ``templateVersion``, ``entrypoint``, ``tools``) is written there and
-  one ``rename`` publishes the result. Any failure, ``KeyboardInterrupt`` included, removes the
-  staging folder: either the whole environment exists or nothing does. Nothing is overwritten.
+  (``name``, ``template``, ``templateVersion``, ``entrypoint``, ``tools``, and the template's
+  ``reward``) is written there and one ``rename`` publishes the result. Any failure,
+  ``KeyboardInterrupt`` included, removes the staging folder: either the whole environment
+  exists or nothing does. Nothing is overwritten.
 
 :func:`create_package` makes ``silo-env-<name>/`` the same atomic way: an installable package
 (``pyproject.toml`` declaring the ``silo.environments`` entry point, the environment under
@@ -29,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 from silo.distribution import version
 from silo.errors import ScaffoldError
@@ -146,26 +148,31 @@ def _copy_tree(source: Traversable, dest: Path) -> None:
             (dest / name).write_bytes(item.read_bytes())
 
 
-def _template_entrypoint(staged: Path) -> str:
-    """The entrypoint the template's own manifest declares (``./env.py`` when none)."""
+def _template_manifest(staged: Path) -> dict[str, Any]:
+    """The template's own manifest (empty when it has none or it does not parse)."""
     try:
         raw = json.loads((staged / MANIFEST).read_text(encoding="utf-8"))
-        entry = raw.get("entrypoint") if isinstance(raw, dict) else None
     except (OSError, ValueError):
-        entry = None
-    return entry.strip() if isinstance(entry, str) and entry.strip() else DEFAULT_ENTRYPOINT
+        return {}
+    return raw if isinstance(raw, dict) else {}
 
 
 def _stage_environment(source: Traversable, dest: Path, name: str, template: str) -> None:
     """Copy ``source`` into ``dest`` and write the new environment's manifest there."""
     _copy_tree(source, dest)
-    manifest = {
+    declared = _template_manifest(dest)
+    entry = declared.get("entrypoint")
+    manifest: dict[str, Any] = {
         "name": name,
         "template": template,
         "templateVersion": version(),
-        "entrypoint": _template_entrypoint(dest),
+        "entrypoint": entry.strip()
+        if isinstance(entry, str) and entry.strip()
+        else DEFAULT_ENTRYPOINT,
         "tools": [],
     }
+    if "reward" in declared:  # the template's choice of reward is the new environment's
+        manifest["reward"] = declared["reward"]
     (dest / MANIFEST).write_text(pretty(manifest), encoding="utf-8")
 
 

@@ -2,7 +2,8 @@
 
 Contract: a task file is a JSON object with non-empty strings ``id``, ``title``,
 ``instruction`` and ``verifierId``; ``difficulty`` is optional (easy|medium|hard, default
-``unspecified``); ``entities`` and any other keys are kept for humans and verifiers but never
+``unspecified``); ``reward`` is optional (``weighted`` or ``binary``: how the verifier's checks
+become the reward, default the environment's); ``entities`` and any other keys are kept for humans and verifiers but never
 shown to the agent. An optional ``user`` block makes the task a conversation (:class:`UserSpec`:
 a persona, a goal, the opening message the agent receives, facts revealed only when asked, and
 how the user ends). Every problem raises :class:`~silo.errors.TaskError` naming the file and the
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
+from silo.verifiers import REWARD_MODES
 
 __all__ = ["DIFFICULTIES", "Task", "UserFact", "UserSpec", "load_tasks", "parse_user"]
 
@@ -42,6 +44,12 @@ class Task:
     source: str = field(default="", compare=False)
     # The parsed ``user`` block (also kept raw in ``extra``); None: not a conversation.
     user: UserSpec | None = field(default=None, compare=False)
+
+    @property
+    def reward(self) -> str | None:
+        """The file's ``reward`` mode (``weighted`` or ``binary``), None: the environment's."""
+        mode = self.extra.get("reward")
+        return mode if isinstance(mode, str) else None
 
     @property
     def entities(self) -> Any:
@@ -75,6 +83,11 @@ def parse_task(raw: Any, source: str) -> Task:
         raise TaskError(
             "task_invalid",
             f'{source}: "difficulty" is {difficulty!r}; use one of easy, medium, hard',
+        )
+    reward = raw.get("reward", "weighted")
+    if reward not in REWARD_MODES:
+        raise TaskError(
+            "task_invalid", f'{source}: "reward" is {reward!r}; use one of weighted, binary'
         )
     extra = {k: v for k, v in raw.items() if k not in (*_REQUIRED, "difficulty")}
     user = parse_user(raw["user"], source) if "user" in raw else None

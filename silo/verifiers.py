@@ -4,8 +4,10 @@ Contract: a :class:`Verifier` grades the final world against the initial one and
 of :class:`Check` records built with :func:`check` (required) and :func:`optional`
 (corroborating). It inspects the world, never the transcript; the context carries only the
 agent's final output as text and the task. :func:`score` turns checks into the graded outcome:
-``passed`` when every required check passed, ``reward`` = passed checks / all checks rounded
-half-up to two decimals. A verifier with no required check cannot grade and is an error.
+``passed`` when every required check passed; ``reward`` is ``weighted`` by default (passed
+checks / all checks, rounded half-up to two decimals) or ``binary`` (1.0 when passed, else 0.0),
+as a task or its environment chooses (:data:`REWARD_MODES`). A verifier with no required check
+cannot grade and is an error.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from silo.tasks import Task
 
 __all__ = [
+    "REWARD_MODES",
     "Check",
     "Score",
     "Verifier",
@@ -30,6 +33,10 @@ __all__ = [
     "optional",
     "score",
 ]
+
+
+REWARD_MODES = ("weighted", "binary")
+"""How checks become a reward: share of checks passed, or 1/0 on the required checks."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +173,8 @@ class Score:
 
     Attributes:
         passed: Every required check passed.
-        reward: Passed checks over all checks, rounded half-up to two decimals.
+        reward: Passed checks over all checks, rounded half-up to two decimals (``weighted``),
+            or 1.0 when passed and 0.0 otherwise (``binary``).
         required_passed: How many required checks passed.
         required_total: How many checks were required.
         failed_required: Labels of the required checks that failed, in order.
@@ -195,8 +203,12 @@ def round_half_up(value: float, places: int = 2) -> float:
     return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
-def score(verifier_id: str, checks: Iterable[Any]) -> Score:
-    """Grade a list of checks; raises :class:`VerifierError` when none is required."""
+def score(verifier_id: str, checks: Iterable[Any], reward: str = "weighted") -> Score:
+    """Grade a list of checks; raises :class:`VerifierError` when none is required.
+
+    ``reward`` is one of :data:`REWARD_MODES`: ``weighted`` counts every check, ``binary`` is
+    1.0 exactly when every required check passed.
+    """
     items = list(checks)
     for item in items:
         if not isinstance(item, Check):
@@ -211,9 +223,11 @@ def score(verifier_id: str, checks: Iterable[Any]) -> Score:
             "evidence alone"
         )
     passed_count = sum(1 for c in items if c.passed)
+    passed = all(c.passed for c in required)
+    weighted = round_half_up(passed_count / len(items))
     return Score(
-        passed=all(c.passed for c in required),
-        reward=round_half_up(passed_count / len(items)),
+        passed=passed,
+        reward=(1.0 if passed else 0.0) if reward == "binary" else weighted,
         required_passed=sum(1 for c in required if c.passed),
         required_total=len(required),
         failed_required=[c.label for c in required if not c.passed],

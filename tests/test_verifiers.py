@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from silo import check, define_verifier
+from silo import check, define_verifier, optional
+from silo.verifiers import score
 
 
 def _grade(final: object, initial: object, ctx: object) -> list[object]:
@@ -40,3 +41,11 @@ def test_wrong_arguments_are_a_type_error() -> None:
         define_verifier("VER-1", "Graded")  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="unexpected or repeated"):
         define_verifier("VER-1", "Graded", _grade, colour="red")  # type: ignore[call-overload]
+
+
+def test_weighted_counts_every_check_and_binary_only_the_verdict() -> None:
+    failed = [check("done", False), optional("kept", True), optional("clean", True)]
+    passed = [check("done", True), optional("kept", False)]
+    assert (score("V", failed).reward, score("V", failed, "binary").reward) == (0.67, 0.0)
+    assert (score("V", passed).reward, score("V", passed, "binary").reward) == (0.5, 1.0)
+    assert score("V", passed, "binary").checks_failed == 1  # the checks stay as graded

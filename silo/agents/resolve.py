@@ -1,7 +1,8 @@
 """Finding the agent a rollout should run.
 
 Contract: :func:`resolve_agent` accepts a callable, a built-in name (``solver`` — the
-environment's own ``solver.py`` —, ``noop``, ``random``, ``replay``, ``openai``, ``anthropic``), a file
+environment's own ``solver.py`` —, ``noop``, ``human``, ``random``, ``replay``, ``openai``,
+``anthropic``), a file
 (``agents/mine.py`` or ``agents/mine.py:attr``, relative to the project), a Python target
 (``pkg.module:attr``), or a config mapping with ``name``, ``path`` or ``_target_`` (the other
 keys are keyword arguments for the factory). A class or a target given keyword arguments is a
@@ -27,6 +28,7 @@ __all__ = ["ResolvedAgent", "resolve_agent", "BUILTIN_AGENTS"]
 
 BUILTIN_AGENTS: dict[str, str] = {
     "noop": "silo.agents.noop:agent",
+    "human": "silo.agents.human:HumanAgent",
     "random": "silo.agents.random:RandomAgent",
     "replay": "silo.agents.replay:ReplayAgent",
     "openai": "silo.agents.openai:OpenAIAgent",

@@ -2,14 +2,19 @@
 
 Contract: ``silo-mcp env=crm task=TASK-002`` composes ``env``, ``budget``, ``user``, ``task``,
 ``seed`` and ``runs_dir`` the way ``silo-run`` does (project ``conf/`` first, then Silo's) and serves over
-stdio; ``transport=http host=127.0.0.1 port=8000`` serves streamable HTTP at ``/mcp``. Leaving
-``task`` out lets the client choose with the ``silo.start_task`` tool. A user mistake (unknown
-env or task, bad value, missing ``[mcp]`` extra) is one line on stderr and exit status 2; stdout
-carries nothing but the protocol.
+stdio; ``transport=http host=127.0.0.1 port=8000`` serves streamable HTTP at ``/mcp`` and episode
+URLs from ``POST /episodes`` (:mod:`silo.integrations.mcp_http`). Leaving ``task`` out lets the
+client choose with the ``silo_start_task`` tool; ``finish_result=grade`` makes ``silo_finish``
+return the grade. HTTP takes ``auth=auto|off|env|generate`` (a bearer token: from
+``SILO_MCP_TOKEN``, or generated and printed once; required off loopback), ``allowed_hosts``,
+``max_sessions``, ``max_episodes`` and ``idle_timeout_s`` (default: the budget's timeout). A
+user mistake (unknown env or task, bad value, port in use, missing ``[mcp]`` extra) is one line
+on stderr and exit status 2, before any ready line; stdout carries nothing but the protocol.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,14 +32,17 @@ _HELP = """silo-mcp: serve a Silo environment's tools to MCP clients (one rollou
 
 Usage:
   silo-mcp env=crm task=TASK-002                      (stdio, for an MCP client's config)
-  silo-mcp env=crm                                    (the client picks: silo.start_task)
-  silo-mcp env=crm task=TASK-002 transport=http port=8765
+  silo-mcp env=crm                                    (the client picks: silo_start_task)
+  silo-mcp env=crm task=TASK-002 transport=http port=8765   (POST /episodes for episode URLs)
 
 Options (key=value):
   env=<name>  task=<id>  seed=N  runs_dir=<folder>
   budget.max_tool_calls=N  budget.timeout_ms=N  budget.max_user_turns=N
   user=scripted|openai|anthropic|none  (the simulated user of conversational tasks)
+  finish_result=recorded|grade  (what silo_finish returns to the agent)
   transport=stdio|http  host=127.0.0.1  port=8000
+  auth=auto|off|env|generate  (bearer token: SILO_MCP_TOKEN, or generated and printed once)
+  allowed_hosts=[name,...]  max_sessions=256  max_episodes=256  idle_timeout_s=<seconds>
 """
 
 
@@ -52,9 +60,15 @@ def primary_config() -> dict[str, Any]:
         "task": None,
         "seed": 0,
         "runs_dir": "${silo_project_dir:}/.silo/runs",
+        "finish_result": "recorded",
         "transport": "stdio",
         "host": "127.0.0.1",
         "port": 8000,
+        "auth": "auto",
+        "allowed_hosts": [],
+        "max_sessions": 256,
+        "max_episodes": 256,
+        "idle_timeout_s": None,
         "hydra": {
             "searchpath": ["${silo_project_conf:}", "pkg://silo.conf"],
             "run": {"dir": "${runs_dir}"},
@@ -84,8 +98,8 @@ def _serve(cfg: DictConfig, project: Path) -> None:
         raise ConfigError("config_invalid", f"task must be one task id, got {task!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError("config_invalid", f"seed must be a whole number, got {seed!r}")
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
-        raise ConfigError("config_invalid", f"port must be a number from 1 to 65535, got {port!r}")
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 65536:
+        raise ConfigError("config_invalid", f"port must be a number from 0 to 65535, got {port!r}")
     from silo.integrations.episodes import EpisodeSpec
     from silo.integrations.mcp_server import serve
 
@@ -99,7 +113,64 @@ def _serve(cfg: DictConfig, project: Path) -> None:
         agent_label="mcp",
         user=plain.get("user"),
     )
-    serve(spec, transport=str(plain.get("transport")), host=str(plain.get("host")), port=port)
+    transport = str(plain.get("transport"))
+    http = _http_options(plain) if transport == "http" else None
+    serve(spec, transport=transport, finish_result=str(plain.get("finish_result")), http=http)
+
+
+def _count(plain: dict[str, Any], key: str) -> int:
+    value = plain.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError("config_invalid", f"{key} must be a whole number from 1, got {value!r}")
+    return value
+
+
+def _token(auth: Any) -> str | None:
+    """The bearer token ``auth=`` asks for (``generate`` prints it, once, on stderr)."""
+    from silo.integrations.mcp_http import TOKEN_ENV, new_token
+
+    from_env = os.environ.get(TOKEN_ENV) or None
+    if auth == "auto":
+        return from_env
+    if auth == "off":
+        return None
+    if auth == "env":
+        if from_env is None:
+            raise ConfigError("config_invalid", f"auth=env needs the token in {TOKEN_ENV}")
+        return from_env
+    if auth == "generate":
+        token = new_token()
+        sys.stderr.write(
+            f"silo-mcp: token (shown once; clients send Authorization: Bearer <token>): {token}\n"
+        )
+        return token
+    raise ConfigError("config_invalid", f"auth must be auto, off, env or generate, got {auth!r}")
+
+
+def _http_options(plain: dict[str, Any]) -> Any:
+    from silo.integrations.mcp_http import HttpOptions
+
+    allowed = plain.get("allowed_hosts") or []
+    if isinstance(allowed, str):
+        allowed = [allowed]
+    if not isinstance(allowed, list) or not all(isinstance(h, str) and h for h in allowed):
+        raise ConfigError(
+            "config_invalid", f"allowed_hosts must be a list of host names, got {allowed!r}"
+        )
+    idle = plain.get("idle_timeout_s")
+    if idle is None:  # a client gone costs nothing past its rollout's budget
+        idle = float((plain.get("budget") or {}).get("timeout_ms") or 1_800_000) / 1000
+    if isinstance(idle, bool) or not isinstance(idle, int | float) or not idle > 0:
+        raise ConfigError("config_invalid", f"idle_timeout_s must be above 0, got {idle!r}")
+    return HttpOptions(
+        host=str(plain.get("host")),
+        port=int(plain["port"]),
+        token=_token(plain.get("auth")),
+        allowed_hosts=tuple(allowed),
+        max_sessions=_count(plain, "max_sessions"),
+        max_episodes=_count(plain, "max_episodes"),
+        idle_timeout_s=float(idle),
+    )
 
 
 def main() -> None:

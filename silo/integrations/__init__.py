@@ -3,10 +3,12 @@
 Contract: every integration here drives rollouts only through :func:`silo.open_session`, so each
 episode is one fresh world and leaves the same four artifacts as :func:`silo.run_task`; for the
 same tool calls and answer, ``result.json`` and ``state-diff.json`` are byte-identical.
-:mod:`~silo.integrations.mcp_server` serves an environment as an MCP server (extra ``[mcp]``),
+:mod:`~silo.integrations.mcp_server` serves an environment as an MCP server (extra ``[mcp]``;
+:mod:`~silo.integrations.mcp_http` is its HTTP front: episode URLs, token, Host checks, caps),
 :mod:`~silo.integrations.gym_env` is a Gymnasium environment (extra ``[gym]``, registered as
-``silo/Silo-v0``) and :mod:`~silo.integrations.trl_env` is a TRL ``environment_factory``
-(extra ``[trl]``). Importing a module whose extra is missing raises a one-line
-:class:`~silo.errors.SiloError` naming the extra to install. This layer sits above rollout and
-below the CLI.
+``silo/Silo-v0``), :mod:`~silo.integrations.openenv_env` an OpenEnv server (extra
+``[openenv]``) and :mod:`~silo.integrations.verifiers_env` a verifiers v1 environment (extra
+``[verifiers]``, ``vf-eval silo-verifiers``). Importing a module whose extra is missing raises
+a one-line :class:`~silo.errors.SiloError` naming the extra to install. This layer sits above
+rollout and below the CLI.
 """

@@ -4,27 +4,33 @@ Contract: an :class:`EpisodeSpec` says what every episode of a server is (enviro
 None for the client's choice, seed, budget, runs folder, and the simulated user of
 conversational tasks, chosen as ``open_session``'s ``user``: default scripted, ``"none"`` for
 no user channel). :class:`EpisodeTable` keeps one
-:class:`~silo.rollout.session.Session` per handle (an MCP session id, ``"stdio"``), opened
-lazily on first use so listing tools costs no world; :meth:`EpisodeTable.close_idle` and
-:meth:`EpisodeTable.close_all` end the ones a client abandoned, which then still leave a
-complete record (``agent_error``, "closed without finish()"). :func:`outcome` is the answer an
+:class:`~silo.rollout.session.Session` per handle (an MCP session id, ``"stdio"``, or an episode
+id it handed out with :meth:`EpisodeTable.reserve`), opened lazily on first use so listing
+tools costs no world, at most ``max_episodes`` at once (past it the least recently used is
+ended and recorded); :meth:`EpisodeTable.close`, :meth:`EpisodeTable.close_idle` and
+:meth:`EpisodeTable.close_all` end the ones a client left, which then still leave a complete
+record (``agent_error``, "the session was <why> without finish()"). :func:`outcome` is the answer an
 integration returns when an episode ends; :func:`call_or_end`, :func:`message_or_end` and
 :func:`close_if_open` are the steps and the abandonment every action-by-action driver
 (Gymnasium, OpenEnv) shares, and :func:`invalid_action` their refusal of an action that is not
-one (nothing happens in the rollout).
+one (nothing happens in the rollout). :func:`served_tasks` reads which tasks a driver serving
+many tasks (``tasks="all"`` or a list) plays. A rollout a budget ends (``max_tool_calls``,
+``timeout``, ``max_user_turns`` over) is graded as the world stands, in every surface: its
+reward is ``result.json``'s.
 """
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from silo.agents.contract import RunLimitError
-from silo.errors import SessionError
+from silo.errors import ConfigError, SessionError
 from silo.loading.environment import Environment, find_project_dir, load_environment
 from silo.rollout.core import RolloutResult
 from silo.rollout.session import Session, open_session
@@ -39,6 +45,7 @@ __all__ = [
     "invalid_action",
     "message_or_end",
     "outcome",
+    "served_tasks",
 ]
 
 
@@ -74,7 +81,12 @@ class EpisodeSpec:
             self.opening(environment.task(self.task))  # a bad user= fails here, not later
         return environment
 
-    def open(self, environment: Environment, task: str | None = None) -> Session:
+    def open(
+        self,
+        environment: Environment,
+        task: str | None = None,
+        run_fields: Mapping[str, Any] | None = None,
+    ) -> Session:
         """Open one rollout of ``task`` (or the fixed task) on a fresh world."""
         chosen = task or self.task
         if chosen is None:
@@ -88,8 +100,31 @@ class EpisodeSpec:
             write_artifacts=self.write_artifacts,
             project_dir=self.project_dir,
             agent_label=self.agent_label,
+            run_fields=run_fields,
             user=self.user,
         )
+
+
+def served_tasks(
+    environment: Environment, task: str | None, tasks: str | Sequence[str] | None
+) -> tuple[str, ...]:
+    """The task ids a driver serves: ``task`` alone, ``tasks`` (``"all"`` or ids), else all.
+
+    Every id is checked (an unknown one is the loader's one-line ``task_not_found``).
+    """
+    if task is not None and tasks is not None:
+        raise ConfigError("config_invalid", "give task= (one task) or tasks= (several), not both")
+    if task is not None:
+        chosen: tuple[str, ...] = (task,)
+    elif tasks is None or tasks == "all":
+        chosen = tuple(environment.tasks)
+    elif isinstance(tasks, str) or not all(isinstance(t, str) for t in tasks) or not tasks:
+        raise ConfigError("config_invalid", 'tasks= is "all" or a non-empty list of task ids')
+    else:
+        chosen = tuple(tasks)
+    for task_id in chosen:
+        environment.task(task_id)
+    return chosen
 
 
 def outcome(result: RolloutResult) -> dict[str, Any]:
@@ -156,29 +191,61 @@ def close_if_open(session: Session | None) -> None:
 
 
 class EpisodeTable:
-    """One session per client handle; thread-safe, since HTTP requests may run concurrently."""
+    """One session per client handle; thread-safe, since HTTP requests may run concurrently.
 
-    def __init__(self, spec: EpisodeSpec, environment: Environment) -> None:
+    At most ``max_episodes`` handles are held (open sessions and episode ids handed out but not
+    used yet): a new one past the cap first ends the least recently used, recorded as evicted,
+    so a flood of clients never locks new ones out.
+    """
+
+    def __init__(
+        self, spec: EpisodeSpec, environment: Environment, max_episodes: int | None = None
+    ) -> None:
         self.spec = spec
         self.environment = environment
+        self.max_episodes = max_episodes
         self._sessions: dict[str, Session] = {}
+        # Every handle held, oldest use first (dicts keep insertion order; a use moves it last).
         self._last_use: dict[str, float] = {}
+        self._reserved: set[str] = set()
         self._lock = threading.Lock()
+
+    def _touch(self, handle: str) -> None:
+        self._last_use.pop(handle, None)
+        self._last_use[handle] = time.monotonic()
+
+    def reserve(self) -> str:
+        """A new episode id, held (no world yet) until used, closed or evicted."""
+        handle = secrets.token_urlsafe(12)
+        with self._lock:
+            self._reserved.add(handle)
+            self._touch(handle)
+            evicted = self._evict_over_cap(keep=handle)
+        _close_all(evicted, "evicted (silo-mcp's max_episodes reached)")
+        return handle
+
+    def known(self, handle: str) -> bool:
+        """True while ``handle`` was handed out by :meth:`reserve` and is not closed."""
+        with self._lock:
+            return handle in self._reserved
 
     def get(self, handle: str) -> Session | None:
         """The handle's session if one was started (finished ones stay until closed)."""
         with self._lock:
-            self._last_use[handle] = time.monotonic()
+            if handle in self._last_use:
+                self._touch(handle)
             return self._sessions.get(handle)
 
-    def start(self, handle: str, task: str | None = None) -> Session:
+    def start(
+        self, handle: str, task: str | None = None, run_fields: Mapping[str, Any] | None = None
+    ) -> Session:
         """The handle's session, opening it on the fixed task (or ``task``) if none yet.
 
-        Raises SiloError when ``task`` is asked for but the handle already has a rollout: one
-        client handle is one rollout.
+        ``run_fields`` go into a new session's ``run.json``. Raises SiloError when ``task`` is
+        asked for but the handle already has a rollout: one client handle is one rollout.
         """
         with self._lock:
-            self._last_use[handle] = time.monotonic()
+            self._touch(handle)
             session = self._sessions.get(handle)
             if session is not None:
                 if task is not None:
@@ -188,28 +255,63 @@ class EpisodeTable:
                         "connection is one rollout, so reconnect to start another task",
                     )
                 return session
-            session = self.spec.open(self.environment, task)
+            session = self.spec.open(self.environment, task, run_fields)
             self._sessions[handle] = session
-            return session
+            evicted = self._evict_over_cap(keep=handle)
+        _close_all(evicted, "evicted (silo-mcp's max_episodes reached)")
+        return session
+
+    def _evict_over_cap(self, keep: str) -> list[Session]:
+        """Forget the least recently used handles past the cap (lock held); their sessions."""
+        evicted: list[Session] = []
+        if self.max_episodes is None:
+            return evicted
+        while len(self._last_use) > self.max_episodes:
+            oldest = next(h for h in self._last_use if h != keep)
+            evicted.extend(self._forget(oldest))
+        return evicted
+
+    def _forget(self, handle: str) -> list[Session]:
+        self._last_use.pop(handle, None)
+        self._reserved.discard(handle)
+        session = self._sessions.pop(handle, None)
+        return [] if session is None else [session]
+
+    def close(self, handle: str, why: str = "closed", untouched: bool = False) -> Session | None:
+        """End the handle's episode now (its client left); the session, recorded, if any.
+
+        With ``untouched``, an episode id handed out by :meth:`reserve` whose client never
+        called a tool is recorded too (as a rollout of no calls, on the fixed task): whoever
+        asked for the episode learns that its client did nothing, rather than finding no run.
+        """
+        with self._lock:
+            reserved = handle in self._reserved
+            sessions = self._forget(handle)
+        if not sessions and untouched and reserved and self.spec.task is not None:
+            sessions = [self.spec.open(self.environment)]
+        _close_all(sessions, why)
+        return sessions[0] if sessions else None
 
     def close_idle(self, idle_s: float) -> int:
         """Close (record as abandoned) every session unused for ``idle_s``; return how many."""
         now = time.monotonic()
         with self._lock:
             stale = [h for h, t in self._last_use.items() if now - t >= idle_s]
-            sessions = [self._sessions.pop(h, None) for h in stale]
-            for handle in stale:
-                del self._last_use[handle]
-        for session in sessions:
-            if session is not None:
-                session.close()
-        return sum(s is not None for s in sessions)
+            sessions = [s for h in stale for s in self._forget(h)]
+        _close_all(sessions, f"closed after {idle_s:g} s without a request")
+        return len(sessions)
 
-    def close_all(self) -> None:
+    def close_all(self, why: str = "closed") -> list[Session]:
         """Close every session still open (a server shutting down or a client gone)."""
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
             self._last_use.clear()
-        for session in sessions:
-            session.close()
+            self._reserved.clear()
+        _close_all(sessions, why)
+        return sessions
+
+
+def _close_all(sessions: list[Session], why: str) -> None:
+    for session in sessions:
+        session.close(why)

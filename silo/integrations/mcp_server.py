@@ -1,31 +1,37 @@
-"""An MCP server exposing one Silo environment's tools, one rollout per MCP session.
+"""An MCP server exposing one Silo environment's tools, one rollout per MCP episode.
 
 Contract: :func:`build_server` makes an ``mcp`` low-level server (the high-level ``MCPServer``
-cannot advertise a raw JSON Schema) whose tools are the environment's own, with their schemas
-and descriptions, plus reserved ``silo.``-prefixed tools: ``silo.finish`` (the answer:
-grades, writes the four artifacts and returns passed, reward and the checks),
-``silo.list_tasks`` and ``silo.start_task`` (when the server's task is left open), and
-``silo.message_user`` (``{"text"}``: one message to the simulated user, the result its reply
-``{"text", "ended", "isError"}``), listed only to a session whose task has a ``user`` block. A
-failing call is a tool result with ``isError`` whose JSON text is Silo's ``{"code",
-"message"}``, and one line on stderr; nothing a client sends crashes the server. The task's
-instruction (a conversational task's: the user's opening message) is in the server's
-instructions and a prompt, and, since clients need not show either to the model, in what every
-client does show it: the ``silo.message_user`` description and the ``silo.start_task`` result
-(see :mod:`silo.integrations.mcp_tools`). Each MCP session (stdio: the process; HTTP: the
-``mcp-session-id``, or an ``x-silo-episode`` header for the stateless protocol) is one rollout
-on a fresh world, opened at its first call; a client gone without finishing is closed by the
-idle reaper or at shutdown, which still writes a complete record. :func:`serve` runs it over
-stdio or streamable HTTP.
+cannot advertise a raw JSON Schema) whose tools are the environment's own, with their schemas,
+descriptions and read-only hints, plus reserved ``silo_``-prefixed tools (see
+:mod:`silo.integrations.mcp_tools`; the dotted names of earlier releases still answer, with a
+deprecation line on stderr): ``silo_finish`` (the answer: grades, writes the four artifacts and
+returns ``recorded``, or passed, reward and the checks when the server was started with
+``finish_result="grade"``), ``silo_list_tasks`` and ``silo_start_task`` (when the server's task
+is left open), and ``silo_message_user`` (``{"text"}``: one message to the simulated user, the
+result its reply ``{"text", "ended", "isError"}``), listed only to a session whose task has a
+``user`` block. A failing call is a tool result with ``isError`` whose JSON text is Silo's
+``{"code", "message"}``, and one line on stderr; nothing a client sends crashes the server.
+``serverInfo.version`` is Silo's version, and each rollout's ``run.json`` names the client
+(``agentIdentity``: the ``clientInfo`` name and version it announced).
+
+The task's instruction (a conversational task's: the user's opening message) is in the
+server's instructions and a prompt, and, since clients need not show either to the model, in
+what every client does show it: the ``silo_message_user`` description and the
+``silo_start_task`` result. Each episode is one rollout on a fresh world, opened at its first
+call: over stdio the process, over HTTP an episode URL, an ``x-silo-episode`` header or the
+``mcp-session-id`` (see :mod:`silo.integrations.mcp_http`). Over stdio, end of input and
+SIGINT, SIGTERM or SIGHUP all end the rollout with its complete record; a process that ends
+after one tool call without ``silo_finish`` warns that the client starts a process per call.
+:func:`serve` runs it over stdio or streamable HTTP.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import sys
-import threading
 from typing import Any
 
 from silo.integrations.extras import require
@@ -41,6 +47,7 @@ from mcp.server.stdio import stdio_server  # noqa: E402
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS  # noqa: E402
 
 from silo.agents.contract import RunLimitError  # noqa: E402
+from silo.distribution import version as silo_version  # noqa: E402
 from silo.errors import ConfigError, SessionError, SiloError  # noqa: E402
 from silo.integrations.episodes import EpisodeSpec, EpisodeTable, outcome  # noqa: E402
 from silo.integrations.mcp_tools import (  # noqa: E402
@@ -48,6 +55,7 @@ from silo.integrations.mcp_tools import (  # noqa: E402
     LIST_TOOL,
     MESSAGE_TOOL,
     START_TOOL,
+    canonical,
     control_tools,
     environment_tools,
     instructions,
@@ -58,6 +66,7 @@ from silo.rollout.session import Session  # noqa: E402
 
 __all__ = [
     "EPISODE_HEADER",
+    "FINISH_RESULTS",
     "FINISH_TOOL",
     "LIST_TOOL",
     "MESSAGE_TOOL",
@@ -68,8 +77,9 @@ __all__ = [
 
 EPISODE_HEADER = "x-silo-episode"
 STDIO_HANDLE = "stdio"
+FINISH_RESULTS = ("recorded", "grade")
 _ENDED = f"this rollout has ended ({FINISH_TOOL} was called); reconnect to start a new one"
-IDLE_TIMEOUT_S = 1800.0  # the SDK's own session_idle_timeout, so both forget a client together
+_STDIO_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _say(message: str) -> None:
@@ -78,7 +88,7 @@ def _say(message: str) -> None:
 
 
 def _result(payload: Any, is_error: bool = False) -> types.CallToolResult:
-    text = json.dumps(payload, ensure_ascii=False)
+    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
     structured = payload if isinstance(payload, dict) else None
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
@@ -93,7 +103,7 @@ def _error(tool: str, code: str, message: str) -> types.CallToolResult:
 
 
 def _handle(ctx: ServerRequestContext[Any, Any]) -> str:
-    """The client's episode handle: its MCP session, or the episode header it sends."""
+    """The client's episode handle: its episode (URL or header), or its MCP session."""
     request = ctx.request
     headers = getattr(request, "headers", None)
     if headers is None:
@@ -102,18 +112,31 @@ def _handle(ctx: ServerRequestContext[Any, Any]) -> str:
     if not handle:
         raise SessionError(
             "episode_unknown",
-            "this request has no MCP session (the stateless 2026-07-28 protocol); connect with "
-            "the handshake (ClientSession.initialize(), or mcp.Client(url, mode='legacy')) or "
-            f"send an {EPISODE_HEADER}: <your id> header on every request",
+            "this request has no MCP session (the stateless 2026-07-28 protocol), so it "
+            "belongs to no episode; POST /episodes for an episode URL and connect to that URL "
+            "(docs/integrations.md), or connect with the handshake (mcp.Client(url, "
+            "mode='legacy'))",
         )
     return str(handle)
+
+
+def _client_fields(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+    """run.json's ``agentIdentity``: the MCP client as it announced itself."""
+    params = ctx.session.client_params
+    info = None if params is None else params.client_info
+    identity: dict[str, Any] = {"kind": "mcp"}
+    if info is not None:
+        identity.update(client=info.name, clientVersion=info.version)
+    return {"agentIdentity": identity}
 
 
 class _Handlers:
     """The server's request handlers over one episode table."""
 
-    def __init__(self, table: EpisodeTable) -> None:
+    def __init__(self, table: EpisodeTable, finish_result: str = "recorded") -> None:
         self.table = table
+        self.finish_result = finish_result
+        self._warned: set[str] = set()
         self.spec = table.spec
         self.environment = table.environment
         picking, self.finish_tool = control_tools(task_open=self.spec.task is None)
@@ -145,7 +168,10 @@ class _Handlers:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         """Run one call; every failure becomes an ``isError`` result, never an exception."""
-        name = params.name
+        name, deprecated = canonical(params.name)
+        if deprecated and params.name not in self._warned:
+            self._warned.add(params.name)
+            _say(f"{params.name} is deprecated and goes in the next release; call {name}")
         arguments = dict(params.arguments or {})
         try:
             return await self._call(ctx, _handle(ctx), name, arguments)
@@ -173,10 +199,13 @@ class _Handlers:
             return await self._start(ctx, handle, task_id)
         if name == FINISH_TOOL:
             if set(arguments) - {"answer"}:
-                raise SessionError("invalid_input", f'{FINISH_TOOL} takes {{"answer": <value>}}')
-            finished = await self.table.start(handle).afinish(arguments.get("answer"))
-            return _result(outcome(finished))
-        session = self._session(handle)
+                raise SessionError("invalid_input", f'{FINISH_TOOL} takes {{"answer": "<text>"}}')
+            session = self.table.start(handle, run_fields=_client_fields(ctx))
+            finished = await session.afinish(arguments.get("answer"))
+            # The grade stays with Silo unless asked for: an agent told "passed: false" could
+            # try again on a world it can no longer change, or learn the checks.
+            return _result(outcome(finished) if self.finish_result == "grade" else "recorded")
+        session = self._session(ctx, handle)
         if name == MESSAGE_TOOL:
             return await _message_user(session, arguments)
         called = await session.acall_tool(name, arguments)
@@ -189,7 +218,7 @@ class _Handlers:
         self, ctx: ServerRequestContext[Any, Any], handle: str, task_id: str
     ) -> types.CallToolResult:
         """Open the client's rollout of ``task_id``; a conversation adds the user's tool."""
-        started = self.table.start(handle, task_id)
+        started = self.table.start(handle, task_id, _client_fields(ctx))
         payload = {"taskId": started.task.id, "instruction": started.instruction}
         if not started.has_user:
             return _result(payload)
@@ -200,10 +229,10 @@ class _Handlers:
         note = f"The instruction is the user's first message; talk to them with {MESSAGE_TOOL}."
         return _result({**payload, "opening": started.instruction, "conversation": note})
 
-    def _session(self, handle: str) -> Session:
+    def _session(self, ctx: ServerRequestContext[Any, Any], handle: str) -> Session:
         """The client's rollout: opened on the fixed task, or the one it started."""
         if self.spec.task is not None:
-            return self.table.start(handle)
+            return self.table.start(handle, run_fields=_client_fields(ctx))
         session = self.table.get(handle)
         if session is None:
             raise SessionError("task_not_chosen", f"no task started; call {START_TOOL} first")
@@ -250,11 +279,16 @@ async def _message_user(session: Session, arguments: dict[str, Any]) -> types.Ca
     return _result(dict(reply), reply.is_error)
 
 
-def build_server(table: EpisodeTable) -> Server[Any]:
+def build_server(table: EpisodeTable, finish_result: str = "recorded") -> Server[Any]:
     """The MCP server over ``table``'s environment; closing the table is the caller's job."""
-    handlers = _Handlers(table)
+    if finish_result not in FINISH_RESULTS:
+        raise ConfigError(
+            "config_invalid", f"finish_result must be recorded or grade, got {finish_result!r}"
+        )
+    handlers = _Handlers(table, finish_result)
     return Server(
         "silo",
+        version=silo_version(),
         instructions=instructions(table.spec, table.environment),
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
@@ -263,61 +297,71 @@ def build_server(table: EpisodeTable) -> Server[Any]:
     )
 
 
-def _reap_until(stop: threading.Event, table: EpisodeTable, idle_s: float) -> None:
-    """Close sessions abandoned without a DELETE, once the SDK has forgotten them too."""
-    while not stop.wait(min(idle_s, 60.0)):
-        table.close_idle(idle_s)
-
-
 def serve(
     spec: EpisodeSpec,
     *,
     transport: str = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    idle_timeout_s: float = IDLE_TIMEOUT_S,
+    finish_result: str = "recorded",
+    http: Any = None,
 ) -> None:
-    """Serve ``spec`` until the client leaves (stdio) or the process is stopped (HTTP)."""
-    table = EpisodeTable(spec, spec.load())
-    server = build_server(table)
+    """Serve ``spec`` until the client leaves (stdio) or the process is stopped (HTTP).
+
+    ``http`` is the :class:`~silo.integrations.mcp_http.HttpOptions` of ``transport="http"``.
+    """
+    if transport not in ("stdio", "http"):
+        raise ConfigError("config_invalid", f"transport must be stdio or http, got {transport!r}")
+    max_episodes = None if http is None else http.max_episodes
+    table = EpisodeTable(spec, spec.load(), max_episodes)
+    server = build_server(table, finish_result)
     try:
         if transport == "stdio":
-            anyio.run(_serve_stdio, server, spec.task is None)
-        elif transport == "http":
-            _serve_http(server, table, host, port, idle_timeout_s)
+            anyio.run(_serve_stdio, server, table)
+            _end_stdio(table, "closed")
         else:
-            raise ConfigError(
-                "config_invalid", f"transport must be stdio or http, got {transport!r}"
-            )
+            from silo.integrations.mcp_host import serve_http
+            from silo.integrations.mcp_http import HttpOptions
+
+            serve_http(server, table, http or HttpOptions())
     finally:
         table.close_all()  # every rollout a client left open still leaves its record
 
 
-async def _serve_stdio(server: Server[Any], task_open: bool) -> None:
+async def _serve_stdio(server: Server[Any], table: EpisodeTable) -> None:
     # A client picking the task sees the tool list change when it starts a conversation.
-    options = server.create_initialization_options(NotificationOptions(tools_changed=task_open))
-    async with stdio_server() as (read, write):
-        await server.run(read, write, options)
+    tools_changed = table.spec.task is None
+    options = server.create_initialization_options(NotificationOptions(tools_changed=tools_changed))
+    async with anyio.create_task_group() as group:
+        group.start_soon(_record_on_signal, table)
+        async with stdio_server() as (read, write):
+            await server.run(read, write, options)
+        group.cancel_scope.cancel()
 
 
-def _serve_http(
-    server: Server[Any], table: EpisodeTable, host: str, port: int, idle_s: float
-) -> None:
-    import uvicorn
+async def _record_on_signal(table: EpisodeTable) -> None:
+    """Record the stdio rollout at SIGINT, SIGTERM or SIGHUP, then leave at once.
 
-    app = server.streamable_http_app(host=host, session_idle_timeout=idle_s)
-    stop = threading.Event()
-    threading.Thread(target=_reap_until, args=(stop, table, idle_s), daemon=True).start()
-    _say(f"serving {table.environment.name} on http://{host}:{port}/mcp")
-    # uvicorn re-raises the SIGTERM it caught once it has shut down; exiting through Python
-    # (not the default handler) lets serve() close the sessions clients left open.
-    previous = signal.signal(signal.SIGTERM, _exit_cleanly)
-    try:
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
-    finally:
-        stop.set()
-        signal.signal(signal.SIGTERM, previous)
+    Clients stop their server with signals, not by closing stdin, and kill it a fraction of a
+    second later: the record is written first, here on the event loop (no tool call is half
+    done on it). The process then exits without unwinding, since the stdio transport waits on
+    a thread blocked reading stdin that no cancellation reaches.
+    """
+    with anyio.open_signal_receiver(*_STDIO_SIGNALS) as signals:
+        async for signum in signals:
+            _end_stdio(table, f"ended by {signal.Signals(signum).name}")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(128 + signum)
 
 
-def _exit_cleanly(signum: int, frame: object) -> None:
-    raise SystemExit(0)
+def _end_stdio(table: EpisodeTable, why: str) -> None:
+    """End the process's rollout; warn when it looks like one process per tool call."""
+    session = table.close(STDIO_HANDLE, why)
+    result = None if session is None else session.result
+    if result is None or result.result["terminationReason"] != "agent_error":
+        return
+    if result.result["toolCalls"] == 1:
+        _say(
+            f"this process ended after one tool call and no {FINISH_TOOL}: the client seems "
+            "to start silo-mcp once per tool call, so each call was a rollout of its own; "
+            "keep one connection for the whole episode (see docs/integrations.md, Inspect)"
+        )

@@ -1,10 +1,15 @@
 """silo-mcp's reserved control tools and what it tells a client about the task.
 
-Contract: every name here starts with ``silo.`` (reserved: :func:`environment_tools` refuses an
-environment tool named so). :func:`control_tools` are ``silo.list_tasks`` and
-``silo.start_task`` (when the client picks the task) and :data:`FINISH_TOOL`;
-:func:`message_tool` is ``silo.message_user`` for a task with a ``user`` block, its description
-quoting the user's opening. :func:`instructions` and :func:`prompt_text` are the task as the
+Contract: every name here starts with ``silo_`` and matches ``^[a-zA-Z0-9_-]+$``, the function
+names every model API accepts (``silo_`` and ``silo.`` are reserved: :func:`environment_tools`
+refuses an environment tool named so). The dotted names of earlier releases (``silo.finish``,
+...) are deprecated aliases, still answered for one release: :func:`canonical` maps one to its
+new name. :func:`control_tools` are ``silo_list_tasks`` and ``silo_start_task`` (when the
+client picks the task) and :data:`FINISH_TOOL`, whose ``answer`` is text; :func:`message_tool`
+is ``silo_message_user`` for a task with a ``user`` block, its description quoting the user's
+opening. :func:`environment_tools` mark the environment's read-only tools with MCP's
+``readOnlyHint`` (and every other with ``destructiveHint: false``, since a world is a fresh
+simulation), so that clients may approve reads without asking. :func:`instructions` and :func:`prompt_text` are the task as the
 server's instructions and as a prompt (a conversational task's: the user's opening). The
 opening is in all of these because MCP clients differ in what reaches the model: instructions
 and prompts are optional for a client (a prompt is sent only when the user picks it), while
@@ -31,6 +36,7 @@ __all__ = [
     "LIST_TOOL",
     "MESSAGE_TOOL",
     "START_TOOL",
+    "canonical",
     "control_tools",
     "environment_tools",
     "instructions",
@@ -38,18 +44,31 @@ __all__ = [
     "prompt_text",
 ]
 
-FINISH_TOOL = "silo.finish"
-LIST_TOOL = "silo.list_tasks"
-START_TOOL = "silo.start_task"
-MESSAGE_TOOL = "silo.message_user"
+FINISH_TOOL = "silo_finish"
+LIST_TOOL = "silo_list_tasks"
+START_TOOL = "silo_start_task"
+MESSAGE_TOOL = "silo_message_user"
+# Deprecated since the underscore names (model APIs refuse dots in function names); answered
+# until the next release.
+_ALIASES = {
+    name.replace("silo_", "silo.", 1): name
+    for name in (FINISH_TOOL, LIST_TOOL, START_TOOL, MESSAGE_TOOL)
+}
+_RESERVED_PREFIXES = ("silo_", "silo.")
 
 _FINISH_SPEC: dict[str, Any] = {
     "name": FINISH_TOOL,
     "description": "Give your final answer and end the task: the world is graded and the run "
-    "recorded. Returns passed, reward and every check. Call it once, last.",
+    "recorded. Call it once, last; nothing you call after it counts.",
     "inputSchema": {
         "type": "object",
-        "properties": {"answer": {"description": "Your final answer (text or any JSON value)."}},
+        "properties": {
+            "answer": {
+                "type": "string",
+                "description": "Your final answer: what the task asks you to report, as text.",
+            }
+        },
+        "required": ["answer"],
         "additionalProperties": False,
     },
 }
@@ -93,30 +112,46 @@ def message_tool(opening: str) -> types.Tool:
             "required": ["text"],
             "additionalProperties": False,
         },
+        annotations=_WRITE,
     )
 
 
-def _tool(spec: dict[str, Any]) -> types.Tool:
+def canonical(name: str) -> tuple[str, bool]:
+    """The tool a called name means, and whether the name was a deprecated alias."""
+    new = _ALIASES.get(name)
+    return (name, False) if new is None else (new, True)
+
+
+def _tool(spec: dict[str, Any], annotations: types.ToolAnnotations | None = None) -> types.Tool:
     return types.Tool(
-        name=spec["name"], description=spec["description"], input_schema=spec["inputSchema"]
+        name=spec["name"],
+        description=spec["description"],
+        input_schema=spec["inputSchema"],
+        annotations=annotations,
     )
+
+
+_READ = types.ToolAnnotations(read_only_hint=True)
+_WRITE = types.ToolAnnotations(read_only_hint=False, destructive_hint=False)
 
 
 def environment_tools(environment: Environment) -> list[types.Tool]:
-    """The environment's tools as MCP tools; one named ``silo.*`` is refused (one line)."""
-    specs = environment.tool_specs()
-    reserved = [s["name"] for s in specs if str(s["name"]).startswith("silo.")]
+    """The environment's tools as MCP tools; one named ``silo_*`` or ``silo.*`` is refused."""
+    tools = environment.tools()
+    reserved = [t.name for t in tools if t.name.startswith(_RESERVED_PREFIXES)]
     if reserved:
         raise EnvironmentLoadError(
             "tool_name_reserved",
-            f"tool names starting with silo. are reserved for silo-mcp; rename {reserved[0]}",
+            f"tool names starting with silo_ or silo. are reserved for silo-mcp; rename "
+            f"{reserved[0]}",
         )
-    return [_tool(s) for s in specs]
+    return [_tool(dict(t.spec()), _READ if t.read_only else _WRITE) for t in tools]
 
 
 def control_tools(task_open: bool) -> tuple[list[types.Tool], types.Tool]:
     """The tools for picking a task (none when the server's task is fixed), and finish."""
-    return [_tool(_LIST_SPEC), _tool(_START_SPEC)] if task_open else [], _tool(_FINISH_SPEC)
+    picking = [_tool(_LIST_SPEC, _READ), _tool(_START_SPEC, _WRITE)] if task_open else []
+    return picking, _tool(_FINISH_SPEC, _WRITE)
 
 
 def instructions(spec: EpisodeSpec, environment: Environment) -> str:

@@ -11,7 +11,8 @@ its reply (``{"text", "ended", "isError"}``, what an agent's ``user.send`` retur
 episode (``done``, ``reward`` the verifier's, ``outcome`` the checks). An action that is not
 one (``tool`` with ``message_user``; a message on a task without a user, or not a non-empty
 string) observes an ``invalid_action`` error as ``result`` and changes nothing. A budget that
-ends the rollout also ends the episode (``done``, reward 0). Episodes live on OpenEnv's ``/ws`` socket (its HTTP
+ends the rollout also ends the episode (``done``, reward the world's as it stands, the same as
+``result.json``). Episodes live on OpenEnv's ``/ws`` socket (its HTTP
 ``/reset`` and ``/step`` build a new environment per request), and concurrent sessions, as a
 GRPO group needs, get separate worlds up to ``max_concurrent_envs``. OpenEnv pins ``mcp`` 1.x,
 so the ``[openenv]`` extra goes in its own virtualenv, never beside ``[mcp]``.
@@ -128,7 +129,8 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
     def _ended(self, ended: RolloutResult, result: dict[str, Any]) -> SiloObservation:
         """A budget or the deadline ended the rollout: the refusal and the graded outcome."""
         self._session = None
-        return SiloObservation(result=result, outcome=outcome(ended), done=True, reward=0.0)
+        reward = ended.reward  # graded as the world stands, like result.json
+        return SiloObservation(result=result, outcome=outcome(ended), done=True, reward=reward)
 
     @property
     def state(self) -> State:

@@ -31,6 +31,8 @@ class Manifest:
     ``present`` is false when the folder has no manifest and these are the defaults.
     ``id_patterns`` (``idPatterns``) are regular expressions of the record ids task
     instructions may name, beside the shapes ``silo-validate`` infers from the data.
+    ``reward`` is how its tasks' checks become a reward (``weighted`` or ``binary``) unless a
+    task file says otherwise.
     """
 
     name: str
@@ -40,6 +42,7 @@ class Manifest:
     tools: tuple[str, ...] = ()
     present: bool = False
     id_patterns: tuple[str, ...] = ()
+    reward: str = "weighted"
 
 
 @dataclass
@@ -54,6 +57,10 @@ class Environment:
     bind_tools: Callable[[Any], list[Tool]]
     verifiers: dict[str, Verifier]
     package: str
+
+    def reward_mode(self, task: Task) -> str:
+        """How ``task``'s checks become its reward: the task's choice, else the manifest's."""
+        return task.reward or self.manifest.reward
 
     def task(self, task_id: str) -> Task:
         """The task ``task_id``; an unknown id raises :class:`TaskError` listing the known ones."""

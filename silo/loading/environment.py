@@ -2,7 +2,7 @@
 
 Contract: an environment folder holds an optional manifest ``silo.environment.json`` (``name``,
 ``template``, ``templateVersion``, ``entrypoint`` = ``./env.py`` by default, ``tools``,
-``idPatterns``), a Python
+``idPatterns``, ``reward``: ``weighted`` or ``binary`` for its tasks), a Python
 entrypoint inside the folder exporting ``create_state()``, ``bind_tools(state)`` and
 ``verifiers``, ``data/*.json`` and ``tasks/*.json``. :func:`read_environment` checks the
 manifest, every task file and the entrypoint's exports in that order. Without ``on_problem`` it
@@ -40,7 +40,7 @@ from silo.loading.project import (
 from silo.schema.check import schema_mistake
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
-from silo.verifiers import Verifier
+from silo.verifiers import REWARD_MODES, Verifier
 
 __all__ = [
     "DEFAULT_ENTRYPOINT",
@@ -112,6 +112,9 @@ def read_manifest(root: Path) -> Manifest:
             raise _manifest_error(
                 root, f': idPatterns entry "{pattern}" is not a regular expression ({exc})'
             ) from None
+    reward = raw.get("reward", "weighted")
+    if reward not in REWARD_MODES:
+        raise _manifest_error(root, f': "reward" is {reward!r}; use one of weighted, binary')
     return Manifest(
         name=text("name") or root.name,
         template=text("template"),
@@ -120,6 +123,7 @@ def read_manifest(root: Path) -> Manifest:
         tools=tuple(t for t in tools if isinstance(t, str)),
         present=True,
         id_patterns=tuple(patterns),
+        reward=reward,
     )
 
 

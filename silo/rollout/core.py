@@ -503,7 +503,8 @@ def grade(
     """The verifier's score of the final world, or the one-line reason it could not grade.
 
     The third value is True when the verifier raised (the environment's fault): the reason then
-    names the line of the environment's code that raised (``environment`` given).
+    names the line of the environment's code that raised (``environment`` given). The reward
+    is in the task's reward mode (``weighted`` or ``binary``; the environment's by default).
     """
     try:
         # The verifier gets its own copies: what it does to them must not reach the artifacts.
@@ -513,7 +514,8 @@ def grade(
             output_text(output), task, plain_copy(state_diff), json_value(list(conversation))
         )
         checks = verifier.check(world.state, world.initial(), context)
-        return score(verifier.id, checks), None, False
+        mode = environment.reward_mode(task) if environment is not None else task.reward
+        return score(verifier.id, checks, mode or "weighted"), None, False
     except VerifierError as exc:  # it graded nothing required: a failed grade, as before
         return None, f"verifier {verifier.id} failed: {type(exc).__name__}: {exc}", False
     except Exception as exc:

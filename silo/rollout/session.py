@@ -241,11 +241,11 @@ class Session:
         """:meth:`finish` for ``async`` code."""
         return self.finish(output)
 
-    def close(self) -> None:
-        """End the session if it is still open (recorded as closed without ``finish``)."""
+    def close(self, why: str = "closed") -> None:
+        """End the session if it is still open, recorded as ``why`` ("closed") without finish."""
         if self._finalizer.alive:
             self._finalizer.detach()
-            _abandon(self._rollout, self._timer, "closed")
+            _abandon(self._rollout, self._timer, why)
 
     def _check_rollout(self, what: str) -> None:
         active = ACTIVE_ROLLOUT.get()

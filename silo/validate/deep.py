@@ -1,6 +1,6 @@
 """Deep validation: run the environment and prove its tasks are sound.
 
-Contract: :func:`run_deep_checks` adds these findings (all errors) to a report:
+Contract: :func:`run_deep_checks` adds these findings (errors but one) to a report:
 
 * ``solver_failed`` — the environment's ``solver.py`` does not pass a task (named, with its
   failed required checks or error); a solver that cannot load is one finding.
@@ -8,6 +8,9 @@ Contract: :func:`run_deep_checks` adds these findings (all errors) to a report:
 * ``validation_timeout`` — the time limit for all the rollouts ran out (the rest not run).
 * ``noop_passes`` — the built-in no-op agent passes a task: a task an idle agent passes is broken
   (``noop_failed`` if that rollout could not even run).
+* ``noop_rewarded`` (a warning) — the no-op agent earns a reward above 0 on a task it fails,
+  named with the checks that give it: for RL, a floor an idle policy collects (make those checks
+  depend on the change, or choose ``reward: binary``).
 * ``nondeterministic`` — two solver runs of a task give different ``result.json`` or
   ``state-diff.json`` (skipped for a solver that declares ``deterministic = False``).
 * ``create_state_shared`` — two ``create_state()`` calls return worlds that share a mutable
@@ -128,6 +131,18 @@ def _run_tasks(
                 f'task "{task.id}" is passed by the no-op agent, which does nothing; a task an '
                 "idle agent passes is broken — require the change or answer the task asks for",
             )
+        elif idle is not None and idle.reward > 0:
+            report.warn("noop_rewarded", _noop_rewarded(task, idle))
+
+
+def _noop_rewarded(task: Task, idle: RolloutResult) -> str:
+    """Why the idle agent's reward is above 0: the checks it passes, by label."""
+    labels = [c["label"] for c in idle.result["checks"] if c["passed"]]
+    return (
+        f'task "{task.id}" gives the no-op agent, which does nothing, reward {idle.reward:g} '
+        f"from {len(labels)} passed check(s): {'; '.join(labels)}. An RL policy collects this "
+        'for doing nothing: make these checks depend on the change, or set "reward": "binary"'
+    )
 
 
 class _Rollouts:

@@ -39,7 +39,8 @@ deep_skipped                warning  deep checks asked for, but the static check
 
 Deep checks (``deep=True``; by default when ``solver.py`` exists) run rollouts in memory and add
 ``solver_failed``, ``verifier_crashed`` (the verifier raised: the environment's bug, not the
-solver's), ``noop_passes``, ``nondeterministic``, ``create_state_shared``, ``tool_leaks_state``,
+solver's), ``noop_passes``, ``noop_rewarded`` (a warning: the no-op agent earns a reward above
+0, with the checks that give it), ``nondeterministic``, ``create_state_shared``, ``tool_leaks_state``,
 ``world_not_reset`` and ``validation_timeout`` (see :mod:`silo.validate.deep`).
 """
 

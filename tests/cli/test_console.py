@@ -23,6 +23,7 @@ SCRIPTS = (
     "silo-view",
     "silo-env",
     "silo-mcp",
+    "silo-export",
 )
 HYDRA_BASED = ("silo-run", "silo-baseline", "silo-mcp")
 

@@ -89,7 +89,9 @@ def test_every_task_has_its_verifier(erp: silo.Environment) -> None:
 
 def test_validates_clean_with_deep_checks() -> None:
     report = silo.validate_environment("erp", PROJECT, deep=True)
-    assert [(f.code, f.message) for f in report.findings] == []
+    # Weighted rewards (the goldens'): the no-op agent's floor is reported as a warning only.
+    found = [(f.code, f.message) for f in report.findings if f.code != "noop_rewarded"]
+    assert found == [] and report.ok
     assert report.counts == {"data": 26, "tasks": 18, "tools": 185, "verifiers": 18}
 
 

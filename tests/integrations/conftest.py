@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 Calls = list[tuple[str, Any]]
 # Calls a careless client makes: invalid input for a real tool and a tool that does not exist.
 BAD_CALLS: Calls = [("get_user", {"user_id": 7, "extra": True}), ("no_such_tool", {})]
-MESSAGE_USER = "silo.message_user"
+MESSAGE_USER = "silo_message_user"
 
 
 def pytest_configure(config: pytest.Config) -> None:

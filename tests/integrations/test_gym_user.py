@@ -16,7 +16,7 @@ import silo
 import silo.gym  # noqa: F401  (registers silo/Silo-v0)
 
 REPO = Path(__file__).resolve().parents[2]
-MESSAGE_USER = "silo.message_user"  # how the shared solver_steps fixture marks a message
+MESSAGE_USER = "silo_message_user"  # how the shared solver_steps fixture marks a message
 NOT_A_MESSAGE = "a message to the user is a non-empty string; nothing was sent"
 
 
@@ -131,9 +131,10 @@ def test_the_turn_budget_refuses_and_ends_the_conversation(tmp_path: Path) -> No
 def test_a_message_after_the_deadline_truncates_with_the_graded_outcome(tmp_path: Path) -> None:
     env = _make(tmp_path, "TASK-009", budget={"timeout_ms": 200})
     env.reset()
+    _step(env, {"message_user": "Hi"})  # the rollout and its clock start at the first step
     time.sleep(0.4)
     seen, reward, terminated, truncated, info = _step(env, {"message_user": "Hello?"})
-    assert (reward, terminated, truncated) == (0.0, False, True)
+    assert (reward, terminated, truncated) == (info["outcome"]["reward"], False, True)
     assert seen["output"]["code"] == "timeout"
     assert info["outcome"]["terminationReason"] == "timeout"
     env.close()

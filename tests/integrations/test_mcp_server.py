@@ -25,7 +25,10 @@ SILO_MCP = str(Path(sys.executable).parent / "silo-mcp")
 
 
 def _stdio(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=SILO_MCP, args=list(args), cwd=str(REPO))
+    # These tests read the grade silo_finish returns on request (finish_result=grade).
+    return StdioServerParameters(
+        command=SILO_MCP, args=[*args, "finish_result=grade"], cwd=str(REPO)
+    )
 
 
 def _payload(result: Any) -> Any:
@@ -44,7 +47,7 @@ def _bytes(run_dir: Path) -> tuple[bytes, bytes]:
 async def _drive(session: ClientSession, calls: list[tuple[str, Any]], answer: Any) -> Any:
     for name, args in calls:
         await session.call_tool(name, args)
-    return _payload(await session.call_tool("silo.finish", {"answer": answer}))
+    return _payload(await session.call_tool("silo_finish", {"answer": answer}))
 
 
 def test_stdio_tools_errors_finish_and_the_same_bytes_as_run_task(
@@ -67,7 +70,7 @@ def test_stdio_tools_errors_finish_and_the_same_bytes_as_run_task(
             seen["unknown"] = await s.call_tool(*bad_calls[1])
             for name, args in calls[2:]:
                 await s.call_tool(name, args)
-            seen["finish"] = _payload(await s.call_tool("silo.finish", {"answer": answer}))
+            seen["finish"] = _payload(await s.call_tool("silo_finish", {"answer": answer}))
             seen["after"] = await s.call_tool("get_current_date", {})
 
     anyio.run(client)
@@ -78,7 +81,7 @@ def test_stdio_tools_errors_finish_and_the_same_bytes_as_run_task(
     for spec in crm.tool_specs():
         assert by_name[spec["name"]].input_schema == spec["inputSchema"]
         assert by_name[spec["name"]].description == spec["description"]
-    assert "silo.finish" in by_name
+    assert "silo_finish" in by_name
     assert seen["bad"].is_error and _payload(seen["bad"])["code"] == "invalid_input"
     assert seen["unknown"].is_error and _payload(seen["unknown"])["code"] == "tool_not_found"
     finish = seen["finish"]
@@ -89,6 +92,32 @@ def test_stdio_tools_errors_finish_and_the_same_bytes_as_run_task(
     for name in ("trace.jsonl", "state-diff.json", "result.json", "run.json"):
         assert (run_dir / name).is_file(), name
     assert _bytes(run_dir) == scripted_record("TASK-002", calls, answer, tmp_path / "b")
+
+
+def test_a_budget_end_is_graded_as_the_world_stands_like_result_json(
+    tmp_path: Path, solver_calls: Any
+) -> None:
+    calls, answer = solver_calls("TASK-002")  # the change done, then one call too many
+    runs = tmp_path / "mcp"
+    seen: dict[str, Any] = {}
+
+    async def client() -> None:
+        params = _stdio(
+            "env=crm", "task=TASK-002", f"runs_dir={runs}", f"budget.max_tool_calls={len(calls)}"
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            for name, args in calls:
+                await s.call_tool(name, args)
+            seen["over"] = await s.call_tool("list_users", {})
+            seen["finish"] = _payload(await s.call_tool("silo.finish", {"answer": answer}))
+
+    anyio.run(client)
+    assert seen["over"].is_error and _payload(seen["over"])["code"] == "max_tool_calls"
+    finish = seen["finish"]
+    recorded = json.loads((_only_run(runs) / "result.json").read_text())
+    assert finish["terminationReason"] == recorded["terminationReason"] == "max_tool_calls"
+    assert finish["reward"] == recorded["reward"] > 0
 
 
 def test_a_client_that_leaves_without_finishing_still_leaves_a_record(tmp_path: Path) -> None:
@@ -119,11 +148,11 @@ def test_an_open_task_is_chosen_by_the_client(tmp_path: Path) -> None:
         async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             seen["early"] = _payload(await s.call_tool("list_users", {}))
-            seen["tasks"] = _payload(await s.call_tool("silo.list_tasks", {}))
-            seen["badstart"] = await s.call_tool("silo.start_task", {"task_id": "TASK-999"})
-            seen["start"] = _payload(await s.call_tool("silo.start_task", {"task_id": "TASK-001"}))
-            seen["again"] = _payload(await s.call_tool("silo.start_task", {"task_id": "TASK-002"}))
-            seen["finish"] = _payload(await s.call_tool("silo.finish", {"answer": "no idea"}))
+            seen["tasks"] = _payload(await s.call_tool("silo_list_tasks", {}))
+            seen["badstart"] = await s.call_tool("silo_start_task", {"task_id": "TASK-999"})
+            seen["start"] = _payload(await s.call_tool("silo_start_task", {"task_id": "TASK-001"}))
+            seen["again"] = _payload(await s.call_tool("silo_start_task", {"task_id": "TASK-002"}))
+            seen["finish"] = _payload(await s.call_tool("silo_finish", {"answer": "no idea"}))
 
     anyio.run(client)
     assert seen["early"]["code"] == "task_not_chosen"
@@ -146,6 +175,7 @@ def http_server(tmp_path: Path) -> Any:
     port = _free_port()
     runs = tmp_path / "mcp"
     args = ["env=crm", "task=TASK-002", f"runs_dir={runs}", "transport=http", f"port={port}"]
+    args.append("finish_result=grade")
     proc = subprocess.Popen([SILO_MCP, *args], cwd=REPO, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while True:
@@ -172,7 +202,7 @@ def test_http_concurrent_sessions_get_separate_worlds_and_run_folders(
     async def one_client() -> None:
         async with streamable_http_client(url) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
-            assert "silo.finish" in [t.name for t in (await s.list_tools()).tools]
+            assert "silo_finish" in [t.name for t in (await s.list_tools()).tools]
             finished.append(await _drive(s, calls, answer))
 
     async def clients() -> None:
@@ -198,7 +228,7 @@ def test_http_server_survives_bad_requests_and_records_abandoned_sessions(
         async with streamable_http_client(url) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             await s.call_tool("list_users", {})
-            bad = await s.call_tool("silo.finish", {"answer": 1, "surprise": 2})
+            bad = await s.call_tool("silo_finish", {"answer": 1, "surprise": 2})
             assert bad.is_error and _payload(bad)["code"] == "invalid_input"
 
     anyio.run(client)
@@ -218,6 +248,10 @@ def test_http_server_survives_bad_requests_and_records_abandoned_sessions(
         (["env=crm", "transport=carrier-pigeon"], "transport must be stdio or http"),
         (["env=crm", "task=TASK-007", "user=nope"], 'unknown user "nope"'),
         (["env=crm", "task=TASK-007", "user=openai"], "user.model=<model name>"),
+        (["env=crm", "finish_result=maybe"], "finish_result must be recorded or grade"),
+        (["env=crm", "transport=http", "max_sessions=0"], "max_sessions must be a whole number"),
+        (["env=crm", "transport=http", "auth=env"], "auth=env needs the token in SILO_MCP_TOKEN"),
+        (["env=crm", "transport=http", "allowed_hosts=[1]"], "allowed_hosts must be a list"),
     ],
 )
 def test_bad_command_lines_are_one_line_and_exit_2(args: list[str], expected: str) -> None:
@@ -228,6 +262,7 @@ def test_bad_command_lines_are_one_line_and_exit_2(args: list[str], expected: st
         text=True,
         timeout=60,
         stdin=subprocess.DEVNULL,
+        env={k: v for k, v in os.environ.items() if k != "SILO_MCP_TOKEN"},
     )
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
@@ -268,7 +303,7 @@ def test_the_stateless_protocol_needs_an_episode_header(http_server: Any) -> Non
             Client(streamable_http_client(url, http_client=http)) as named,
         ):
             seen["named"] = await named.call_tool("list_users", {})
-            seen["finish"] = _payload(await named.call_tool("silo.finish", {"answer": "x"}))
+            seen["finish"] = _payload(await named.call_tool("silo_finish", {"answer": "x"}))
 
     anyio.run(clients)
     assert seen["bare"].is_error and _payload(seen["bare"])["code"] == "episode_unknown"

@@ -26,7 +26,10 @@ BAD_MESSAGES: list[dict[str, Any]] = [{"text": ""}, {"text": "  "}, {"text": 5},
 
 
 def _stdio(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=SILO_MCP, args=list(args), cwd=str(REPO))
+    # These tests read the grade silo_finish returns on request (finish_result=grade).
+    return StdioServerParameters(
+        command=SILO_MCP, args=[*args, "finish_result=grade"], cwd=str(REPO)
+    )
 
 
 def _payload(result: Any) -> Any:
@@ -165,7 +168,7 @@ def test_in_memory_the_turn_budget_refuses_and_is_recorded(tmp_path: Path) -> No
     seen: dict[str, Any] = {}
 
     async def client() -> None:
-        async with Client(build_server(table)) as c:
+        async with Client(build_server(table, "grade")) as c:
             seen["first"] = await c.call_tool(MESSAGE_TOOL, {"text": "Which company are you with?"})
             seen["over"] = await c.call_tool(MESSAGE_TOOL, {"text": "Which deal?"})
             seen["finish"] = _payload(await c.call_tool(FINISH_TOOL, {"answer": "x"}))

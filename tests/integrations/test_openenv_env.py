@@ -28,7 +28,7 @@ from silo.integrations.openenv_env import create_openenv_app  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GROUP = 8  # rollouts of one prompt, as a GRPO group
-MESSAGE_USER = "silo.message_user"  # how the shared solver_steps fixture marks a message
+MESSAGE_USER = "silo_message_user"  # how the shared solver_steps fixture marks a message
 
 
 @pytest.fixture
@@ -173,3 +173,22 @@ def test_a_conversation_over_openenv_gives_run_task_bytes_and_refuses_bad_messag
     assert record == scripted_record("TASK-007", steps, answer, tmp_path / "b")
     assert seen["plain"]["output"]["code"] == "invalid_action"
     assert "TASK-001 has no user block" in seen["plain"]["output"]["message"]
+
+
+def test_a_budget_end_gives_the_reward_of_result_json(tmp_path: Path, solver_calls: Any) -> None:
+    from silo.integrations.openenv_env import SiloAction, SiloOpenEnv
+
+    calls, _ = solver_calls("TASK-002")  # the change done, then one call too many
+    spec = EpisodeSpec(
+        env="crm", task="TASK-002", budget={"max_tool_calls": len(calls)},
+        runs_dir=tmp_path / "openenv", project_dir=REPO,
+    )  # fmt: skip
+    env = SiloOpenEnv(spec, spec.load())
+    env.reset()
+    for name, args in calls:
+        assert not env.step(SiloAction(tool=name, arguments=args)).done
+    over = env.step(SiloAction(tool="list_users", arguments={}))
+    assert over.done and over.outcome is not None
+    assert over.outcome["terminationReason"] == "max_tool_calls"
+    recorded = json.loads((Path(over.outcome["runDir"]) / "result.json").read_text())
+    assert over.reward == recorded["reward"] == over.outcome["reward"] > 0

@@ -63,7 +63,9 @@ def test_crm_template_is_a_copy_that_validates_clean(tmp_path: Path) -> None:
     manifest = json.loads((root / "silo.environment.json").read_text())
     assert manifest["name"] == "sales" and manifest["template"] == "crm"
     report = validate_environment("sales", tmp_path)  # deep: the CRM ships a solver
-    assert report.findings == [], report.to_text()
+    # The CRM keeps its weighted rewards (its goldens): the no-op agent's floor is a warning.
+    assert {(f.level, f.code) for f in report.findings} <= {("warning", "noop_rewarded")}
+    assert report.ok, report.to_text()
     assert report.counts["tasks"] >= 1
 
 

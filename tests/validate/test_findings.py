@@ -303,6 +303,54 @@ def test_noop_passes(check_env: Check) -> None:
     assert 'task "TASK-001"' in message and "a task an idle agent passes is broken" in message
 
 
+FLOOR = {
+    "from silo import check,": "from silo import optional, check,",
+    'return [check("A is 5", final["items"]["A"]["value"] == 5)]': (
+        'return [check("A is 5", final["items"]["A"]["value"] == 5), '
+        'optional("B kept", final["items"]["B"]["value"] == 2)]'
+    ),
+}
+
+
+def test_noop_rewarded_names_the_checks_an_idle_agent_passes(check_env: Check) -> None:
+    report = check_env(deep=True, env_py=FLOOR)
+    message = only(report, "noop_rewarded", "warning").message
+    assert 'task "TASK-001"' in message and "reward 0.5 from 1 passed check(s): B kept" in message
+    assert report.ok
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"tasks/TASK-001.json": task(reward="binary")},
+        {"silo.environment.json": json.dumps({"name": "mini", "reward": "binary"})},
+    ],
+)
+def test_a_binary_reward_gives_the_idle_agent_nothing(
+    check_env: Check, files: dict[str, str]
+) -> None:
+    report = check_env(deep=True, env_py=FLOOR, files=files)
+    assert report.findings == [], report.to_text()
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"tasks/TASK-001.json": task(reward="shaped")}, "\"reward\" is 'shaped'; use one of"),
+        (
+            {"silo.environment.json": json.dumps({"name": "mini", "reward": 1})},
+            '"reward" is 1; use one of weighted, binary',
+        ),
+    ],
+)
+def test_an_unknown_reward_mode_is_one_line(
+    check_env: Check, files: dict[str, str], message: str
+) -> None:
+    report = check_env(files=files)
+    assert message in " ".join(f.message for f in report.findings), report.to_text()
+    assert not report.ok
+
+
 def test_nondeterministic(check_env: Check) -> None:
     solver = "def agent(inp):\n    return str(inp.call_tool('get_item', {'id': 'A'}))\n"
     report = check_env(
