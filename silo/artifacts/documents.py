@@ -123,6 +123,7 @@ class RunDocument(TypedDict):
     terminationReason: str
     toolCallCount: int
     usage: NotRequired[dict[str, Any]]
+    estimatedCost: NotRequired[float]  # usage at the pricing= table's prices, in dollars
     pointId: NotRequired[str]
     repeat: NotRequired[int]
     environmentError: NotRequired[str]  # a verifier raised: the environment's fault
@@ -237,6 +238,7 @@ class SummaryRow(TypedDict):
     agentIdentity: NotRequired[dict[str, Any]]
     userIdentity: NotRequired[dict[str, Any]]
     usage: NotRequired[dict[str, int | float]]
+    estimatedCost: NotRequired[float]  # the runs' estimatedCost summed (priced runs only)
 
 
 class AgentSummaryRow(TypedDict):

@@ -2,15 +2,19 @@
 
 A data file is replaced whole; with a record ``id`` an update sets that one record of a
 collection instead (a JSON list of objects with ``id``, or an object keyed by id), leaving the
-others as they were.
+others as they were. An add, update or removal that would stop the environment from starting
+(``create_state`` still reads a removed file, say) is refused with nothing changed
+(:func:`silo.authoring.guard.keep_if_it_starts`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from silo.authoring.files import Edit, check_file_id, load_json, relative
+from silo.authoring.guard import keep_if_it_starts
 from silo.errors import AuthoringError
 
 __all__ = ["add_data", "data_path", "list_data", "remove_data", "show_data", "update_data"]
@@ -53,9 +57,17 @@ def show_data(root: Path, name: str) -> Any:
 
 def add_data(root: Path, name: str, value: Any) -> dict[str, Any]:
     """Create ``data/<name>.json`` holding ``value``; refuses to replace an existing file."""
-    edit = Edit(root)
-    edit.write_json(data_path(root, name, exists=False), value)
+    path = data_path(root, name, exists=False)
+    edit = keep_if_it_starts(root, f"adding {relative(root, path)}", _writing(path, value))
     return {"action": "added", "file": name.removesuffix(".json"), "files": edit.written()}
+
+
+def _writing(path: Path, value: Any) -> Callable[[Edit], Edit]:
+    def write(edit: Edit) -> Edit:
+        edit.write_json(path, value)
+        return edit
+
+    return write
 
 
 def _set_record(root: Path, path: Path, current: Any, record_id: str, value: Any) -> Any:
@@ -79,13 +91,12 @@ def update_data(root: Path, name: str, value: Any, record_id: str | None = None)
     path = data_path(root, name, exists=True)
     if record_id is not None:
         value = _set_record(root, path, load_json(root, path), record_id, value)
-    edit = Edit(root)
-    edit.write_json(path, value)
+    edit = keep_if_it_starts(root, f"updating {relative(root, path)}", _writing(path, value))
     return {"action": "updated", "file": path.stem, "record": record_id, "files": edit.written()}
 
 
 def remove_data(root: Path, name: str) -> dict[str, Any]:
-    """Delete ``data/<name>.json`` (``create_state`` may still read it: validate afterwards)."""
+    """Delete ``data/<name>.json``; refused when the environment would stop starting."""
     path = data_path(root, name, exists=True)
-    path.unlink()
+    keep_if_it_starts(root, f"removing {relative(root, path)}", lambda edit: edit.remove(path))
     return {"action": "removed", "file": path.stem, "files": [relative(root, path)]}

@@ -1,6 +1,6 @@
 """Files of an environment being edited: where they are, reading them, writing them back whole.
 
-:class:`Edit` collects the writes of one authoring step so that a step that ends badly can put
+:class:`Edit` collects the writes and removals of one authoring step so that a step that ends badly can put
 every file back exactly as it was (or remove the files it created).
 """
 
@@ -67,8 +67,14 @@ class Edit:
         """Write ``value`` as the project's pretty JSON (two-space indent, trailing newline)."""
         self.write(path, pretty(value))
 
+    def remove(self, path: Path) -> None:
+        """Delete ``path``, remembering its content so that :meth:`undo` writes it back."""
+        if path not in self.before:
+            self.before[path] = path.read_text(encoding="utf-8")
+        path.unlink()
+
     def undo(self) -> None:
-        """Put every written file back as it was; remove the ones this step created."""
+        """Put every written or removed file back as it was; remove the ones this step created."""
         for path, text in self.before.items():
             if text is None:
                 path.unlink(missing_ok=True)

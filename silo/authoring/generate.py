@@ -12,16 +12,15 @@ from __future__ import annotations
 import json
 import keyword
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 from silo.authoring.files import Edit, relative
+from silo.authoring.guard import load_afresh
 from silo.authoring.pysource import append_to_list, ensure_imports, insert_before_list, list_names
 from silo.authoring.tasks import update_task
 from silo.errors import AuthoringError, SiloError
-from silo.loading.environment import Environment, load_environment, read_manifest
-from silo.loading.modules import package_for_dir
+from silo.loading.environment import Environment, read_manifest
 
 __all__ = ["TOOL_LISTS", "VERIFIER_LISTS", "add_tool", "add_verifier"]
 
@@ -67,23 +66,15 @@ def _entrypoint(root: Path) -> Path:
     return (root / read_manifest(root).entrypoint).resolve()
 
 
-def _fresh(root: Path) -> Environment:
-    """The environment loaded from its files as they are now, not from earlier imports."""
-    package = package_for_dir(root, root.name)
-    for module in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
-        del sys.modules[module]
-    return load_environment(root, reload=True)
-
-
 def _prove(edit: Edit, root: Path, holds: Any, what: str) -> Environment:
     """Load the edited environment; undo ``edit`` unless it loads and ``holds(env)``."""
     try:
-        env = _fresh(root)
+        env = load_afresh(root)
         if not holds(env):
             raise AuthoringError("registration_failed", f"the environment does not export {what}")
     except SiloError as exc:
         edit.undo()
-        _fresh(root)
+        load_afresh(root)
         raise AuthoringError(
             "registration_failed",
             f"adding {what} broke environment {root.name!r} ({exc.message}); nothing was changed",
@@ -105,7 +96,7 @@ def add_tool(
             f'name="{name}" is not a tool name; use lower-case letters, digits and "_" '
             "(a Python name such as close_account)",
         )
-    if name in _tool_names(_fresh(root)):
+    if name in _tool_names(load_afresh(root)):
         raise AuthoringError(
             "tool_exists", f'environment "{root.name}" already has a tool "{name}"'
         )
@@ -135,7 +126,7 @@ def add_verifier(
     root: Path, verifier_id: str, *, task_id: str | None = None, name: str = ""
 ) -> dict[str, Any]:
     """Add a check function and a ``define_verifier`` item; with ``task_id``, link that task."""
-    before = _fresh(root)
+    before = load_afresh(root)
     if verifier_id in before.verifiers:
         raise AuthoringError(
             "verifier_exists", f'environment "{root.name}" already has a verifier "{verifier_id}"'

@@ -53,18 +53,25 @@ def _fields(change: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     return {f["path"]: (f["before"], f["after"]) for f in change.get("fields", [])}
 
 
-def _row_lines(where: Where, old: dict[str, Any] | None, new: dict[str, Any]) -> list[str]:
+def _short(ref: str) -> str:
+    """``ref`` without its article, for ``(golden: …)`` notes."""
+    return ref.removeprefix("the ")
+
+
+def _row_lines(
+    where: Where, old: dict[str, Any] | None, new: dict[str, Any], ref: str = "the golden"
+) -> list[str]:
     """The lines of one row the rerun changes (``old`` None: the golden leaves it alone)."""
     whole_row = new.get("change") in ("added", "removed")
     if whole_row and (old is None or old.get("change") != new.get("change")):
-        note = "not in the golden" if old is None else f"golden: {old.get('change')}"
+        note = f"not in {ref}" if old is None else f"{_short(ref)}: {old.get('change')}"
         return [f"{_label(where)}: {new['change']} row ({note})"]
     old_fields = {} if old is None else _fields(old)
     lines = []
     for path, (before, after) in _fields(new).items():
         spot = _label((*where[:3], path))
         if path not in old_fields:
-            lines.append(f"{spot}: {_show(before)} -> {_show(after)} (not changed in the golden)")
+            lines.append(f"{spot}: {_show(before)} -> {_show(after)} (not changed in {ref})")
         elif old_fields[path] != (before, after):
             golden_after = old_fields[path][1]
             if golden_after == after:  # same result from a different starting value
@@ -74,19 +81,24 @@ def _row_lines(where: Where, old: dict[str, Any] | None, new: dict[str, Any]) ->
     for path, (before, after) in old_fields.items():
         if path not in _fields(new):
             spot = _label((*where[:3], path))
-            lines.append(f"{spot}: no longer changed (golden: {_show(before)} -> {_show(after)})")
+            lines.append(
+                f"{spot}: no longer changed ({_short(ref)}: {_show(before)} -> {_show(after)})"
+            )
     return lines
 
 
-def explain_changes(old: Any, new: Any, limit: int = 40) -> list[str]:
-    """Field-level lines for how ``new`` differs from the golden document ``old``."""
+def explain_changes(old: Any, new: Any, limit: int = 40, ref: str = "the golden") -> list[str]:
+    """Field-level lines for how ``new`` differs from the golden document ``old``.
+
+    ``ref`` names ``old`` in the lines (``silo-compare`` calls it ``A``).
+    """
     old_rows, new_rows = _rows(old), _rows(new)
     lines: list[str] = []
     for where, change in new_rows.items():
-        lines.extend(_row_lines(where, old_rows.get(where), change))
+        lines.extend(_row_lines(where, old_rows.get(where), change, ref))
     for where, change in old_rows.items():
         if where not in new_rows:
-            lines.append(f"{_label(where)}: no longer {change.get('change')} (golden only)")
+            lines.append(f"{_label(where)}: no longer {change.get('change')} ({_short(ref)} only)")
     old_omitted = old.get("omittedChanges", 0) if isinstance(old, dict) else 0
     new_omitted = new.get("omittedChanges", 0) if isinstance(new, dict) else 0
     if old_omitted != new_omitted:

@@ -5,7 +5,8 @@ Contract: ``<project>/baselines/silo-baselines.yaml`` holds ``baselines:``, a li
 to true: the field-level changes are pinned unless an entry opts out). :func:`load_entries` reads and checks it
 (one-line :class:`SiloError` per problem, naming the entry: an unknown key at the top or in
 an entry, with the closest known one; an entry listed twice); :func:`select_entries` narrows the
-entries to a command line's ``env=``/``agent=`` choice.
+entries to a command line's ``env=``/``agent=`` choice. :func:`entries_from_text` checks a
+config's text the same way (:mod:`silo.batch.baseline_record` checks an edit before writing it).
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from typing import Any
 
 from silo.errors import BaselineError
 
-__all__ = ["CONFIG_NAME", "Entry", "config_path", "load_entries", "select_entries"]
+__all__ = [
+    "CONFIG_NAME",
+    "Entry",
+    "config_path",
+    "entries_from_text",
+    "load_entries",
+    "select_entries",
+]
 
 CONFIG_NAME = "silo-baselines.yaml"
 _TOP_KEYS = ("baselines",)
@@ -79,33 +87,38 @@ def load_entries(path: Path) -> list[Entry] | None:
     """The entries of the baselines config at ``path``; ``None`` when the file does not exist."""
     if not path.is_file():
         return None
+    return entries_from_text(path.read_text(encoding="utf-8"), path.name)
+
+
+def entries_from_text(text: str, name: str = CONFIG_NAME) -> list[Entry]:
+    """The entries of a baselines config's ``text`` (``name`` is the file's name in errors)."""
     import yaml
 
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise BaselineError(
-            "baselines_config_invalid", f"{path.name} is not valid YAML{where}: {problem}"
+            "baselines_config_invalid", f"{name} is not valid YAML{where}: {problem}"
         ) from None
     entries = raw.get("baselines") if isinstance(raw, Mapping) else None
     if not isinstance(entries, list):
         raise BaselineError(
             "baselines_config_invalid",
-            f"{path.name} needs a 'baselines:' list, e.g. - {{env: crm, agent: solver}}",
+            f"{name} needs a 'baselines:' list, e.g. - {{env: crm, agent: solver}}",
         )
     assert isinstance(raw, Mapping)
-    _refuse_unknown(sorted(map(str, raw)), _TOP_KEYS, path.name)
-    loaded = [_entry(item, f"{path.name} baselines[{i}]") for i, item in enumerate(entries)]
+    _refuse_unknown(sorted(map(str, raw)), _TOP_KEYS, name)
+    loaded = [_entry(item, f"{name} baselines[{i}]") for i, item in enumerate(entries)]
     seen: dict[Entry, int] = {}
     for i, entry in enumerate(loaded):
         first = seen.setdefault(entry, i)
         if first != i:  # it would run, and be checked, twice
             raise BaselineError(
                 "baselines_config_invalid",
-                f"{path.name} baselines[{i}] repeats baselines[{first}] "
+                f"{name} baselines[{i}] repeats baselines[{first}] "
                 f"({entry.env} x {entry.agent}); delete one",
             )
     return loaded

@@ -11,17 +11,21 @@ holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the f
   :func:`silo.batch.summary.agent_name`: its label and, for model agents, the model and
   settings that answered, so two models are two cells), sorted, with the
   ``summary.json`` row of each side (``a``/``b``, ``None`` where absent), ``delta`` (B − A of
-  runs, passRate, meanReward, meanToolCalls) and a ``status``: ``regression`` (every A run
+  runs, passRate, meanReward, meanToolCalls, and estimatedCost when both rows have one) and a
+  ``status``: ``regression`` (every A run
   passed, every B run failed), ``fix`` (the reverse), ``worse``/``better`` (the pass rate
-  otherwise dropped/rose), ``same``, ``onlyA`` or ``onlyB``.
-- ``detail`` on a cell with exactly one run on each side whose ``result.json`` differs:
+  otherwise dropped/rose), ``changed`` (the same pass rate, but a single-run cell whose
+  result, state diff or field-level state changes differ), ``same``, ``onlyA`` or ``onlyB``.
+- ``detail`` on a cell with exactly one run on each side whose ``result.json``, state diff or
+  ``state-changes.json`` differs (equal results: only ``stateDiff`` and ``stateChanges``):
   ``checks`` whose outcome differs, by label (``a``/``b`` are true, false, or ``None`` where
   the check is absent), ``resultFields`` (the other top-level result keys that differ) and
   ``stateDiff``, the state-diff entries that differ: ``{path, onlyA, onlyB}`` with ``path``
   ``<collection>.<added|removed|changed>`` (row ids) or ``scalars`` (fields); ``None`` when a
   side has no ``state-diff.json``, ``[]`` when both diffs are equal; and ``stateChanges``, the
   field-level lines of :func:`silo.batch.baseline_changes.explain_changes` (A as the golden,
-  e.g. ``opportunities.OPP-005.stageEnteredOn: "2026-02-10" -> "2026-03-16"``), ``None``
+  e.g. ``opportunities.OPP-005.stageEnteredOn: "2026-02-10" -> "2026-03-16"``, or
+  ``tickets.T-1.assignee: "ana" -> null (not changed in A)``), ``None``
   when a side has no ``state-changes.json``; and, when either run talked to a simulated user,
   ``conversation`` (:func:`conversation_changes`: each side's messages as ``role: text`` lines
   and ``firstDifference``, the index of the first message that differs or ``None``).
@@ -67,7 +71,7 @@ __all__ = [
     "state_diff_changes",
 ]
 
-STATUSES = ("regression", "fix", "worse", "better", "same", "onlyA", "onlyB")
+STATUSES = ("regression", "fix", "worse", "better", "changed", "same", "onlyA", "onlyB")
 _DELTAS = {"runs": 0, "passRate": 4, "meanReward": 4, "meanToolCalls": 2}  # key: decimals
 _RUN_KEYS = ("environment", "taskId")
 _RESULT_KEYS = ("passed", "reward", "toolCalls", "terminationReason")
@@ -179,6 +183,8 @@ def compare(a: str | Path, b: str | Path, project_dir: Path) -> Comparison:
         items_a, items_b = cells_a.get(cell, []), cells_b.get(cell, [])
         if len(items_a) == 1 and len(items_b) == 1:
             entry["detail"] = run_detail(items_a[0], items_b[0])
+            if entry["status"] == "same" and entry["detail"] is not None:
+                entry["status"] = "changed"  # the same verdicts, another result or world
         cells.append(entry)
     agents = _compare_agents(agent_rows(list(rows_a.values())), agent_rows(list(rows_b.values())))
     return Comparison(side_a, side_b, cells, agents)
@@ -229,6 +235,8 @@ def _compare_cell(
             key: round(row_b[key] - row_a[key], places)  # type: ignore[literal-required]
             for key, places in _DELTAS.items()
         }
+        if "estimatedCost" in row_a and "estimatedCost" in row_b:  # both sides priced
+            delta["estimatedCost"] = round(row_b["estimatedCost"] - row_a["estimatedCost"], 6)
     return {
         "environment": env,
         "task": task,
@@ -259,9 +267,17 @@ def _compare_agents(
 
 
 def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
-    """How one rollout's result and state diff differ from another's; ``None`` when equal."""
+    """How one rollout's result and world differ from another's; ``None`` when equal.
+
+    Equal results are not enough: a tool that also changes a field no check reads (a
+    ``close_ticket`` that clears the assignee) shows only in ``state-changes.json``.
+    """
     if a.result == b.result:
-        return None
+        fields = _field_changes(a.folder, b.folder)
+        diff = state_diff_changes(_read_diff(a.folder), _read_diff(b.folder))
+        if not fields and not diff:
+            return None
+        return {"checks": [], "resultFields": [], "stateDiff": diff, "stateChanges": fields}
     detail: dict[str, Any] = {
         "checks": _flipped_checks(a.result.get("checks", []), b.result.get("checks", [])),
         "resultFields": [
@@ -322,7 +338,7 @@ def _field_changes(folder_a: Path, folder_b: Path) -> list[str] | None:
     found = [_read_changes(folder) for folder in (folder_a, folder_b)]
     if found[0] is None or found[1] is None:
         return None
-    return explain_changes(found[0], found[1])
+    return explain_changes(found[0], found[1], ref="A")
 
 
 def _flipped_checks(

@@ -3,7 +3,9 @@
 Contract: :func:`summarize` reads a group folder (every ``run.json`` + ``result.json`` at any
 depth, plus every ``resumed.jsonl`` and ``infra-errors.jsonl``) and returns the ``summary.json``
 document: one row per task × agent (runs, passes, pass rate, mean reward, mean tool calls,
-termination reasons, token usage summed over the runs, pass^k for k = 1..n) and one row per agent with pass^k
+termination reasons, token usage summed over the runs, ``estimatedCost`` summed when runs were
+priced (``pricing=``, :mod:`silo.batch.cost`; the table then has a ``cost`` column), pass^k for
+k = 1..n) and one row per agent with pass^k
 averaged over tasks, using the unbiased estimator C(c, k) / C(n, k) for c passes out of n
 trials. Instances of a task template (``TASK-010#17``) are rows of their own, and are also
 pooled per template × agent under ``templates`` (:mod:`silo.batch.template_rows`; the key is
@@ -41,6 +43,7 @@ from silo.artifacts.documents import (
     SummaryRow,
     read_document,
 )
+from silo.batch.cost import summed_cost
 from silo.batch.template_rows import template_rows
 from silo.jsonio import remove_if_stale
 
@@ -99,14 +102,17 @@ def agent_name(run: Mapping[str, Any]) -> str:
 
     The brackets hold the ``agentIdentity`` model, ``t=<temperature>`` and ``seed=<seed>`` when
     set, ``@<host:port>`` for an endpoint other than the API's public one, and
-    ``user=<kind>:<model>`` (with its temperature) for a ``userIdentity``; e.g.
-    ``openai[gpt-4.1-mini, t=0.0]``. A user's seed is left out: it follows the rollout's seed,
-    which differs between repeats.
+    ``user=<kind>:<model>`` (with its temperature) for a ``userIdentity`` that calls a model;
+    e.g. ``openai[gpt-4.1-mini, t=0.0]``. A user's seed is left out: it follows the rollout's
+    seed, which differs between repeats. A user without a model (``scripted``) is left out too:
+    ``solver`` is one series over conversational and tool-only tasks alike.
     """
     label = str(run.get("agent") or "?")
     parts = _identity_parts(run.get("agentIdentity"), with_seed=True)
     user = run.get("userIdentity")
-    if isinstance(user, Mapping):
+    # A user that calls no model (the scripted one) replies the same to every agent: naming it
+    # would split one agent into two series in a sweep mixing conversational and other tasks.
+    if isinstance(user, Mapping) and user.get("model") is not None:
         who = ":".join(str(user[key]) for key in ("kind", "model") if user.get(key) is not None)
         parts.append(" ".join([f"user={who or '?'}", *_identity_parts(user, with_seed=False)[1:]]))
     return f"{label}[{', '.join(parts)}]" if parts else label
@@ -209,6 +215,9 @@ def cell_row(cell: tuple[str, str, str], items: list[Rollout]) -> SummaryRow:
     usage = summed_usage(r.run.get("usage") for r in items)
     if usage:
         row["usage"] = usage
+    cost = summed_cost(r.run for r in items)
+    if cost is not None:
+        row["estimatedCost"] = cost
     return row
 
 
@@ -283,10 +292,11 @@ def format_table(summary: SummaryDocument) -> str:
     """The summary as the table ``silo-run`` prints after a group or sweep."""
     # Name columns as wide as their longest name (at least 14 and 12), plus space.
     tw = max([13, *(len(row["task"]) for row in summary["rows"])]) + 1
+    priced = any("estimatedCost" in row for row in summary["rows"])  # a cost column
     width = max([12, *(len(row["agent"]) + 2 for row in summary["rows"])])
     header = (
         f"{'task':<{tw}}{'agent':<{width}}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}"
-        f"{'calls':>7}{'tokens':>9}  reasons / pass^k"
+        f"{'calls':>7}{'tokens':>9}{_COST_HEADER if priced else ''}  reasons / pass^k"
     )
     lines = [header, "-" * len(header)]
     for row in summary["rows"]:
@@ -294,7 +304,7 @@ def format_table(summary: SummaryDocument) -> str:
         lines.append(
             f"{row['task']:<{tw}}{row['agent']:<{width}}{row['runs']:>5}{row['passes']:>6}"
             f"{row['passRate']:>7.2f}{row['meanReward']:>8.2f}{row['meanToolCalls']:>7.1f}"
-            f"{_tokens(row):>9}  {reasons}"
+            f"{_tokens(row):>9}{_cost(row) if priced else ''}  {reasons}"
         )
     for agent in summary["agents"]:
         shown = _shown_ks(len(agent["passHatK"]))
@@ -313,6 +323,15 @@ def format_table(summary: SummaryDocument) -> str:
         lines.extend(f"  {e['taskId']} {e['agent']}: {e['error']}" for e in infra)
     lines.append(f"{summary['passed']}/{summary['rollouts']} rollouts passed")
     return "\n".join(lines)
+
+
+_COST_HEADER = f"{'cost':>11}"
+
+
+def _cost(row: SummaryRow) -> str:
+    """The row's estimated cost for the table (``-`` when no run of it had a price)."""
+    cost = row.get("estimatedCost")
+    return f"{'-' if cost is None else f'${cost:.4f}':>11}"
 
 
 def _tokens(row: SummaryRow) -> str:

@@ -6,7 +6,8 @@ Contract: for points (:class:`silo.batch.point.Point`: environment, task, agent,
 :class:`Outcome` per rollout. A point that cannot start (bad config, missing agent) is an
 *infrastructure* failure, recorded in ``group_dir/infra-errors.jsonl`` and never counted as an
 agent failure. With ``resume`` a rollout whose ``pointId`` already completed anywhere under
-``runs_root`` is skipped and listed in ``group_dir/resumed.jsonl`` instead.
+``runs_root`` is skipped and listed in ``group_dir/resumed.jsonl`` instead. Each call is its
+own batch: a ``group_dir`` holding an earlier batch is refused unless ``resume`` continues it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.artifacts.run_folder import unwritable
 from silo.batch.point import Point, expand_tasks, point_arguments, point_id, run_point
 from silo.batch.summary import run_folders
-from silo.errors import ConfigError, SiloError
+from silo.errors import ArtifactError, ConfigError, SiloError
 from silo.loading.environment import Environment, load_environment
 from silo.rollout.on_worker import start_task
 from silo.rollout.placement import UNPLACED, Placement, checked_policy, choose_placement
@@ -45,6 +46,7 @@ __all__ = [
     "ordered_map",
     "point_id",
     "record_infra_error",
+    "refuse_earlier_group",
     "run_point",
     "run_points",
 ]
@@ -235,6 +237,7 @@ def run_points(
     progress: Any = "auto",
     max_concurrency: int = 1,
     cpu_affinity: str = "auto",
+    shared_group: bool = False,
 ) -> list[Outcome]:
     """Run every point ``runs`` times, up to ``max_concurrency`` rollouts in flight at once.
 
@@ -246,9 +249,16 @@ def run_points(
     records, then raises ``KeyboardInterrupt``; ``resume`` finishes the rest. ``cpu_affinity``
     says which rollouts in flight share one CPU (``auto``, ``one`` or ``none``: see
     :mod:`silo.rollout.placement`); one at a time, threads are left where the OS puts them.
+
+    Each call is a batch of its own: a ``group_dir`` that already holds an earlier batch's
+    rollouts is refused (``group_not_new``) unless ``resume`` continues it, so a summary never
+    adds two batches up. ``shared_group`` is for the jobs of one Hydra sweep, which write one
+    folder together (the sweep checks it once, before its first job).
     """
     limit = concurrency(max_concurrency)
     policy = checked_policy(cpu_affinity)  # a bad value is one line even one at a time
+    if not (resume or shared_group):
+        refuse_earlier_group(group_dir)
     placement = choose_placement(policy) if limit > 1 else UNPLACED
     project = Path(project_dir).resolve()
     try:
@@ -256,6 +266,8 @@ def run_points(
     except OSError as exc:
         raise unwritable(group_dir, exc, "the group folder") from None
     done_before = completed_points(runs_root or group_dir.parent) if resume else {}
+    if resume:  # the group's own rollouts first: a continued group counts each once
+        done_before.update(completed_points(group_dir))
     bar = _Progress(len(points) * runs, progress)
     sweep = _Sweep(project, group_dir, group_id, bar, placement)
     jobs = _plan(points, runs, project, done_before)
@@ -265,6 +277,20 @@ def run_points(
     else:
         sweep.run_concurrently(jobs, limit)
     return sweep.outcomes
+
+
+def refuse_earlier_group(group_dir: Path) -> None:
+    """Raise ``group_not_new`` when ``group_dir`` holds a rollout or record of an earlier batch."""
+    records = ("infra-errors.jsonl", "resumed.jsonl")
+    if not group_dir.is_dir():
+        return
+    earlier = len(run_folders(group_dir)) or any((group_dir / r).is_file() for r in records)
+    if earlier:
+        raise ArtifactError(
+            "group_not_new",
+            f"{group_dir} already holds an earlier batch; give a new group folder, "
+            "or resume=True (silo-run: resume=true) to continue that group",
+        )
 
 
 def _plan(

@@ -8,7 +8,9 @@ pair no entry lists is run as given. With no ``task=`` every task of the entry r
 ``tasks:`` or ``all``). Goldens live under ``<project>/baselines/<env>/<agent>/``.
 
 ``record`` prints ``created``/``changed``/``same`` per task and exits 0 (2 on a usage, config or
-rollout error). ``check`` prints ``ok``/``DRIFT`` (with the changed fields)/``MISSING``/``STALE``
+rollout error); a clean record then lists what it ran in ``silo-baselines.yaml`` (created or
+extended, overrides included: see :mod:`silo.batch.baseline_record`) and says so in one line.
+Without ``env=``, the project's one environment (as ``silo-run``). ``check`` prints ``ok``/``DRIFT`` (with the changed fields)/``MISSING``/``STALE``
 and exits 0 when clean, 1 on any DRIFT, MISSING or STALE, 2 on a usage, config or rollout error.
 Both end with one line of counts. Mistakes get one line on stderr, never a traceback.
 """
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from silo.errors import BaselineError, ConfigError, SiloError
+from silo.loading.project import default_environment
 
 if TYPE_CHECKING:
     from silo.batch.baseline import Entry, GoldenOutcome, Target
@@ -53,6 +56,8 @@ class Job:
 
     target: Target
     words: tuple[str, ...]  # overrides that select this entry again (for the MISSING hint)
+    entry: Entry  # what a record of it writes into silo-baselines.yaml
+    listed_as: Entry | None  # the config's entry it came from (None: a pair it does not list)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -113,17 +118,30 @@ def _compose(overrides: list[str]) -> tuple[dict[str, Any], str | None]:
     return {str(k): v for k, v in plain.items()}, choice
 
 
-def _job(entry: Entry, tasks: list[str] | None, rest: list[str], project: Path, base: Path) -> Job:
+def _job(
+    entry: Entry,
+    listed: bool,
+    tasks: list[str] | None,
+    rest: list[str],
+    paths: tuple[Path, Path],
+) -> Job:
     from silo.batch.baseline import Target, runnable_tasks
+    from silo.batch.baseline_record import recorded_entry
     from silo.cli.hydra.plan import agent_label, plan_from_config
     from silo.cli.hydra.setup import check_group_overrides
     from silo.loading.environment import load_environment
+
+    project, base = paths
 
     head = [f"{k}={v}" for k, v in (("env", entry.env), ("agent", entry.agent)) if v]
     check_group_overrides([*head, *entry.overrides], project)  # env: nope -> one line
     plain, choice = _compose([*head, *entry.overrides, *rest])
     env_cfg = plain.get("env")
-    env_name = str(env_cfg.get("name") if isinstance(env_cfg, dict) else env_cfg)
+    env_name = env_cfg.get("name") if isinstance(env_cfg, dict) else env_cfg
+    if env_name is None:  # no env=: the project's one environment, or the choices
+        env_name = default_environment(project)
+        plain["env"] = {"name": env_name}
+    env_name = str(env_name)
     environment = load_environment(env_name, project)
     agent_cfg = plain.get("agent")
     label = agent_label(choice, agent_cfg if isinstance(agent_cfg, dict) else {})
@@ -135,7 +153,9 @@ def _job(entry: Entry, tasks: list[str] | None, rest: list[str], project: Path, 
         points = plan_from_config(plain, project, choice).points
     target = Target(env_name, label, points, entry.tool_events, scope, entry.state_changes)
     words = (f"env={env_name}", f"agent={choice or label}", *entry.overrides, *rest)
-    return Job(target, words)
+    named = (env_name, entry.agent or choice or label)
+    written = recorded_entry(entry, listed, named, tasks or (), rest)
+    return Job(target, words, written, entry if listed else None)
 
 
 def plan_jobs(words: Sequence[str], project: Path, base: Path) -> list[Job]:
@@ -161,7 +181,9 @@ def plan_jobs(words: Sequence[str], project: Path, base: Path) -> list[Job]:
             "{env: crm, agent: solver}",
         )
     with initialize_config_module(config_module="silo._main", version_base="1.3"):
-        return [_job(e, chosen.get("task"), rest, project, base) for e in selected]
+        listed = entries or []
+        paths = (project, base)
+        return [_job(e, e in listed, chosen.get("task"), rest, paths) for e in selected]
 
 
 def _rel(path: Path, project: Path) -> str:
@@ -205,9 +227,23 @@ def _report(command: str, jobs: list[Job], project: Path, base: Path, in_flight:
     print(f"{command}: {', '.join(shown)}")
     if counts["ERROR"]:
         return 2
+    if command == "record":
+        _remember(jobs, project, base)
     if command == "check" and (counts["DRIFT"] or counts["MISSING"] or counts["STALE"]):
         return 1
     return 0
+
+
+def _remember(jobs: list[Job], project: Path, base: Path) -> None:
+    """List every recorded entry in silo-baselines.yaml, so ``check`` alone reruns it."""
+    from silo.batch.baseline import config_path
+    from silo.batch.baseline_record import remember_entry
+
+    path = config_path(base)
+    for job in jobs:
+        done = remember_entry(path, job.entry, job.listed_as)
+        if done is not None:
+            print(f"{_rel(path, project)}: {done[0]} {done[1]}")
 
 
 def run(argv: Sequence[str] | None = None) -> int:

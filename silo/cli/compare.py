@@ -4,8 +4,10 @@ Contract: ``silo-compare <A> <B> [format=text|json] [--json] [fail_on_regression
 compares A (the reference) with B (the candidate), each a run, group or sweep folder given as a
 path or as a folder name under the project's ``.silo/runs/`` (:func:`silo.batch.compare.compare`).
 Text: a table per task × agent (runs, pass rate, mean reward and mean tool calls in A, B and
-B − A, and a status), what changed in single-run cells (checks that flipped, state-diff rows
-that differ: ``+`` only in B's diff, ``-`` only in A's), pass^k per agent, and a count line.
+B − A, the same for the estimated cost when a side was priced, and a status), what changed in single-run cells (checks that flipped, state-diff rows
+that differ: ``+`` only in B's diff, ``-`` only in A's, and the field-level changes of
+``state-changes.json``, so a cell whose verdicts agree but whose world differs is ``CHANGED``),
+pass^k per agent, and a count line.
 JSON: :meth:`silo.batch.compare.Comparison.to_json`. Exit status 0; 1 with ``fail_on_regression=true``
 when a cell's pass rate dropped; 2 for a usage mistake, a missing folder or one that holds no
 rollout — one line on stderr, never a traceback.
@@ -36,6 +38,7 @@ _STATUS_TEXT = {
     "fix": "fix",
     "worse": "worse",
     "better": "better",
+    "changed": "CHANGED",
     "same": "same",
     "onlyA": "only in A",
     "onlyB": "only in B",
@@ -71,7 +74,7 @@ def _main(words: list[str]) -> int:
 
 
 def _num(row: dict[str, Any] | None, key: str, places: int, sign: str = "") -> str:
-    return "-" if row is None else f"{row[key]:{sign}.{places}f}"
+    return "-" if row is None or key not in row else f"{row[key]:{sign}.{places}f}"
 
 
 def _cell_label(cell: dict[str, Any], with_env: bool) -> str:
@@ -79,16 +82,19 @@ def _cell_label(cell: dict[str, Any], with_env: bool) -> str:
 
 
 def _table(comparison: Comparison) -> list[str]:
-    """Task, agent, runs, then A / B / Δ of each of _COLUMNS, then the status."""
+    """Task, agent, runs, then A / B / Δ of each of _COLUMNS (and cost if priced), the status."""
     with_env = len({c["environment"] for c in comparison.cells}) > 1
+    columns = dict(_COLUMNS)
+    if any("estimatedCost" in (c[side] or {}) for c in comparison.cells for side in "ab"):
+        columns["estimatedCost"] = ("cost", 4)  # a side was run with pricing=
     header = ["task", "agent", "runsA", "runsB"]
-    for name, _ in _COLUMNS.values():
+    for name, _ in columns.values():
         header += [f"{name}A", f"{name}B", f"Δ{name}"]
     rows = [[*header, "status"]]
     for c in comparison.cells:
         row = [_cell_label(c, with_env), c["agent"]]
         row += [str(c[side]["runs"]) if c[side] else "-" for side in ("a", "b")]
-        for key, (_, places) in _COLUMNS.items():
+        for key, (_, places) in columns.items():
             row += [_num(c["a"], key, places), _num(c["b"], key, places)]
             row.append(_num(c["delta"], key, places, "+"))
         rows.append([*row, _STATUS_TEXT[c["status"]]])
@@ -125,7 +131,12 @@ def _details(comparison: Comparison) -> list[str]:
         if detail is None:
             continue
         fields = ", ".join(detail["resultFields"]) or "checks"
-        lines.append(f"  {_cell_label(cell, with_env)} {cell['agent']}: result differs in {fields}")
+        what = (
+            f"result differs in {fields}"
+            if detail["checks"] or detail["resultFields"]
+            else ("same result, the world differs")
+        )
+        lines.append(f"  {_cell_label(cell, with_env)} {cell['agent']}: {what}")
         checks = [
             f"{c['label']} ({_passed(c['a'])} -> {_passed(c['b'])})" for c in detail["checks"]
         ]

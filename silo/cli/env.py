@@ -6,7 +6,8 @@ so: ``entities=``, ``value=``); ``from=<file>`` reads the value from a JSON file
 command never prompts. It prints what it did (``--json``: one JSON document) and exits 0; any
 mistake (an unknown word, a missing key, bad JSON, a task that would no longer parse, a
 registration that would break the environment) is one line on stderr and exit 2, with nothing
-changed. The work itself is :mod:`silo.authoring`.
+changed. Without ``env=``, the project's one environment (said on stderr); with several or
+none, one line listing them. The work itself is :mod:`silo.authoring`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from silo.authoring import data, generate, tasks
 from silo.cli.args import Args, UsageError, out, output_format, parse, parse_bool, run_command
 from silo.jsonio import pretty
 from silo.loading.environment import find_project_dir, load_environment, resolve_environment_dir
+from silo.loading.project import default_environment
 
 __all__ = ["COMMANDS", "main"]
 
@@ -208,7 +210,14 @@ def _run(words: list[str]) -> int:
         out(USAGE)
         return 0
     fmt = output_format(args)
-    root = resolve_environment_dir(_required(args, "env"), find_project_dir())
+    project = find_project_dir()
+    name = args.values.get("env", "").strip()
+    if "env" in args.values and not name:
+        raise UsageError(f"env= needs an environment name; {USAGE.splitlines()[0]}")
+    if not name:  # the project's one environment, or the choices in one line
+        name = default_environment(project)
+        sys.stderr.write(f"{PROG}: env={name} (the project's one environment)\n")
+    root = resolve_environment_dir(name, project)
     result = _HANDLERS[noun](verb, root, args)
     out(pretty(result).rstrip("\n") if fmt == "json" else _as_text(noun, verb, result))
     return 0

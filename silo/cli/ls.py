@@ -1,10 +1,14 @@
 """``silo-ls``: what there is to run.
 
-Contract: ``silo-ls`` lists the project's environments (name, template, task count — read from
-the files, nothing imported); ``silo-ls env=<name>`` loads one and lists its tasks (id,
+Contract: ``silo-ls`` lists the project's environments (name, template, task count); ``silo-ls env=<name>`` loads one and lists its tasks (id,
 difficulty, title) and tools (name, read-only flag, first line of the description) with counts.
+Both run ``silo-validate``'s static checks (no rollouts): an environment with an error
+finding is marked (``does not validate``; a tool whose finding names it is ``BROKEN``, with
+the reason), and the listing ends with one line on stderr and exit 2 (``errors`` and the
+tool's ``problem`` in ``--json``, present only then).
 ``--json`` prints the same as JSON. :func:`main` returns the exit status (0, or 2 with one line
-on stderr for a usage mistake or an environment that is unknown or does not load): the console
+on stderr for a usage mistake, an environment that is unknown, does not load or does not
+validate): the console
 script exits with it, and ``silo-run --list`` calls ``main(words, prog="silo-run --list")``, which ignores the
 words it does not know (``task=``, ``agent=``, ...).
 """
@@ -50,7 +54,31 @@ def _main(words: list[str], prog: str) -> int:
         out(_environment_text(document))
     else:
         out(_environments_text(document, project))
-    return 0
+    return _flag_invalid(document, prog)
+
+
+def _flag_invalid(document: dict[str, Any], prog: str) -> int:
+    """Exit 2 with one line on stderr when a listed environment does not validate."""
+    rows = [document] if "environment" in document else document["environments"]
+    broken = [row for row in rows if row.get("errors")]
+    if not broken:
+        return 0
+    first = broken[0]
+    name = first.get("environment") or first.get("name")
+    also = f" (and {len(broken) - 1} more environment(s))" if len(broken) > 1 else ""
+    sys.stderr.write(
+        f'{prog}: environment "{name}" does not validate ({len(first["errors"])} error(s)): '
+        f"{first['errors'][0]}{also}; run silo-validate env={name}\n"
+    )
+    return 2
+
+
+def validation_errors(name: str, project: Path) -> list[str]:
+    """The error findings of the static checks of ``silo-validate`` (no rollouts) for ``name``."""
+    from silo.validate.report import validate_environment
+
+    report = validate_environment(name, project, deep=False)
+    return [f.message for f in report.findings if f.level == "error"]
 
 
 def environments_listing(project: Path) -> dict[str, Any]:
@@ -63,7 +91,9 @@ def environments_listing(project: Path) -> dict[str, Any]:
         except SiloError:
             template = None
         tasks = len(list((root / "tasks").glob("*.json"))) if (root / "tasks").is_dir() else 0
-        rows.append({"name": name, "template": template, "tasks": tasks})
+        errors = validation_errors(name, project)
+        row = {"name": name, "template": template, "tasks": tasks}
+        rows.append({**row, "errors": errors} if errors else row)
     # Installed packages' environments work with env= from any folder; the project's own
     # folder of the same name wins, so those are not listed twice.
     own = {row["name"] for row in rows}
@@ -81,7 +111,8 @@ def environment_listing(name: str, project: Path) -> dict[str, Any]:
             f'environment "{name}" does not start: {describe_exception(exc, env.root / env.manifest.entrypoint)}; '
             f"run silo-validate env={name}",
         ) from None
-    return {
+    errors = validation_errors(name, project)
+    listing = {
         "environment": env.name,
         "tasks": [
             {"id": t.id, "difficulty": t.difficulty, "title": t.title} for t in env.tasks.values()
@@ -92,11 +123,19 @@ def environment_listing(name: str, project: Path) -> dict[str, Any]:
                 "readOnly": t.read_only,
                 "description": (t.description or "").strip().split("\n", 1)[0],
                 "inputSchema": dict(t.input_schema),
+                **_problem(t.name, errors),
             }
             for t in tools
         ],
         "counts": {"tasks": len(env.tasks), "tools": len(tools), "verifiers": len(env.verifiers)},
     }
+    return {**listing, "errors": errors} if errors else listing
+
+
+def _problem(tool: str, errors: list[str]) -> dict[str, str]:
+    """``{"problem": ...}`` when a validation error names ``tool``, else nothing."""
+    found = next((e for e in errors if e.startswith(f'tool "{tool}"')), None)
+    return {} if found is None else {"problem": found}
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -119,8 +158,15 @@ def _environments_text(document: dict[str, Any], project: Path) -> str:
     if not rows:
         empty = f"No environments in {project / 'environments'}; create one with: silo-init <name>"
         return "\n".join([empty, *tail])
-    table = [[r["name"], r["template"] or "-", f"{r['tasks']} tasks"] for r in rows]
+    table = [
+        [r["name"], r["template"] or "-", f"{r['tasks']} tasks" + _invalid(r.get("errors", []))]
+        for r in rows
+    ]
     return "\n".join([f"Environments ({len(rows)}):", *_table(table), *tail])
+
+
+def _invalid(errors: list[str]) -> str:
+    return f"  does not validate ({len(errors)} error(s))" if errors else ""
 
 
 def _clip(text: str, width: int = 100) -> str:
@@ -131,7 +177,12 @@ def _environment_text(document: dict[str, Any]) -> str:
     counts = document["counts"]
     tasks = [[t["id"], t["difficulty"], t["title"]] for t in document["tasks"]]
     tools = [
-        [t["name"], "ro" if t["readOnly"] else "rw", t["description"]] for t in document["tools"]
+        [
+            t["name"],
+            "BROKEN" if "problem" in t else "ro" if t["readOnly"] else "rw",
+            _clip(t["problem"]) if "problem" in t else t["description"],
+        ]
+        for t in document["tools"]
     ]
     return "\n".join(
         [

@@ -24,6 +24,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from silo.cli.hydra.setup import check_group_overrides, prepare
 from silo.errors import ConfigError, SiloError
+from silo.loading.project import default_environment
 
 __all__ = ["main", "primary_config"]
 
@@ -49,7 +50,7 @@ def primary_config() -> dict[str, Any]:
     """The primary config ``silo-mcp`` composes: silo-run's groups, plus the transport."""
     return {
         "defaults": [
-            {"env": "crm"},
+            {"env": None},  # without env=: the project's one environment (said on stderr)
             {"budget": "default"},
             {"user": "scripted"},
             "_self_",
@@ -87,6 +88,9 @@ def _serve(cfg: DictConfig, project: Path) -> None:
     plain: Any = OmegaConf.to_container(cfg, resolve=True)
     env_cfg = plain.get("env")
     env = env_cfg.get("name") if isinstance(env_cfg, dict) else env_cfg
+    if env is None:
+        env = default_environment(project)  # several or none: the choices, in one line
+        sys.stderr.write(f"silo-mcp: env={env} (the project's one environment)\n")
     task, seed, port = plain.get("task"), plain.get("seed"), plain.get("port")
     if not isinstance(env, str) or not env:
         raise ConfigError("config_invalid", "env must name an environment, e.g. env=crm")

@@ -6,7 +6,8 @@ report and exits 0 only when every rollout passed (1 when one failed, 2 when a r
 start or the command line is wrong). ``-m`` sweeps with Silo's sweeper (``hydra/sweeper=silo``,
 see :mod:`silo.cli.hydra.sweeper`) and any installed launcher; a single run's config is
 composed once (:func:`compose_single_run`), not twice. :func:`run` returns the exit
-status; :func:`main` is the console script. User mistakes get one line on stderr, never a
+status; :func:`main` is the console script. Without ``env=`` the project's one environment
+is used and named in one line; a project with several or none gets the choices (exit 2). User mistakes get one line on stderr, never a
 traceback. No ``outputs/`` or ``.hydra/`` folders are written.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig
@@ -24,8 +26,9 @@ from silo.cli.hydra.help import HYDRA_HELP_OVERRIDE
 from silo.cli.hydra.setup import check_group_overrides, prepare
 from silo.cli.hydra.task import RunTask
 from silo.errors import SiloError
+from silo.loading.project import default_environment
 
-__all__ = ["compose_single_run", "flags_first", "main", "run"]
+__all__ = ["compose_single_run", "flags_first", "main", "needs_default_env", "run"]
 
 # Arguments that make Hydra print something instead of running: no override check for them.
 _HYDRA_INFO = ("--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "-i")
@@ -38,6 +41,23 @@ _FLAGS_ANYWHERE = ("-m", "--multirun", "-r", "--run", "--resolve")
 def flags_first(argv: list[str]) -> list[str]:
     """``argv`` with Hydra's value-less flags moved before everything else, order kept."""
     return [a for a in argv if a in _FLAGS_ANYWHERE] + [a for a in argv if a not in _FLAGS_ANYWHERE]
+
+
+def needs_default_env(args: list[str]) -> bool:
+    """Whether the command line leaves ``env=`` to Silo (no ``env=``, no ``+sweep=`` naming it)."""
+    keys = {a.lstrip("+~").partition("=")[0] for a in args if "=" in a}
+    return not keys & {"env", "sweep", "hydra.sweeper.params"}
+
+
+def _with_default_env(args: list[str], project: Path) -> list[str]:
+    """``args`` plus ``env=`` of the project's one environment, said in one line on stderr.
+
+    A project with several environments or none raises ``env_not_chosen`` (the choices).
+    """
+    name = default_environment(project)
+    sys.stderr.write(f"silo-run: env={name} (the project's one environment)\n")
+    sys.argv.append(f"env={name}")  # Hydra reads sys.argv itself
+    return [*args, f"env={name}"]
 
 
 def run() -> int:
@@ -61,6 +81,8 @@ def run() -> int:
             return list_main([a for a in args if a != "--list"], prog="silo-run --list")
         composed = None
         if not any(a in _HYDRA_INFO or a.startswith(("-sc", "--shell-completion")) for a in args):
+            if needs_default_env(args):
+                args = _with_default_env(args, project)
             check_group_overrides(list(args), project)
             composed = compose_single_run(args)
             if composed is None:

@@ -6,7 +6,9 @@ Contract: :func:`find_project_dir` is the folder every command works in;
 (:mod:`silo.loading.installed`); :func:`resolve_environment_dir` turns a name or a path into an
 environment folder — a path first, then the project's ``environments/<name>``, then an installed
 package's — or raises :class:`~silo.errors.EnvironmentLoadError` ``environment_not_found``
-listing the known ones.
+listing the known ones. :func:`default_environment` is the environment a command uses without
+``env=``: the project's own one when it has exactly one, else a
+:class:`~silo.errors.ConfigError` ``env_not_chosen`` listing the choices.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from silo.errors import EnvironmentLoadError
+from silo.errors import ConfigError, EnvironmentLoadError
 from silo.loading.installed import installed_environment_dir, installed_names
 
 __all__ = [
     "available_environments",
+    "default_environment",
     "find_project_dir",
     "list_environments",
     "resolve_environment_dir",
@@ -78,3 +81,31 @@ def resolve_environment_dir(name: str, project_dir: Path | None = None) -> Path:
         "environment_not_found",
         f'unknown environment "{name}" in {project / "environments"}; {hint}',
     )
+
+
+def default_environment(project_dir: Path) -> str:
+    """The environment a command uses without ``env=``: the project's own, when it has one.
+
+    Only the project's ``environments/`` counts: an installed package's environment (the
+    CRM, say) is never picked silently, so a task id always means the task of the world the
+    user is building.
+
+    Raises:
+        ConfigError: ``env_not_chosen``, when the project has several environments or none;
+            the one line lists the choices.
+    """
+    own = list_environments(project_dir)
+    if len(own) == 1:
+        return own[0]
+    if own:
+        return _choose(f"{len(own)} environments in {project_dir / 'environments'}", own)
+    installed = sorted(installed_names())
+    where = f"no environment in {project_dir / 'environments'}"
+    if not installed:
+        raise ConfigError("env_not_chosen", f"{where}; create one with: silo-init <name>")
+    return _choose(where, installed, " (installed), or create one with: silo-init <name>")
+
+
+def _choose(where: str, names: list[str], tail: str = "") -> str:
+    choices = ", ".join(f"env={name}" for name in names)
+    raise ConfigError("env_not_chosen", f"{where}; choose one: {choices}{tail}")

@@ -2,7 +2,8 @@
 
 Contract: :func:`sweep_body` takes the group folder's name, its ``summary.json`` (``{}`` when
 there is none) and the :class:`~silo.view.run_record.RunRecord` of each of its runs, and returns
-the page body: the counts, then inline-SVG charts (:mod:`silo.view.charts`) — pass^k by k per
+the page body: the counts, the agents and models side by side per task (pass^k, mean reward,
+tokens, cost: :mod:`silo.view.agents_table`), then inline-SVG charts (:mod:`silo.view.charts`) — pass^k by k per
 agent (from ``summary.json``'s agents, else computed from the runs with
 :func:`silo.batch.summary.pass_hat_k`), pass rate and mean reward by task (one bar per task,
 over every agent), mean tokens by task when the runs recorded usage, and the distribution of
@@ -16,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from silo.batch.summary import pass_hat_k
+from silo.view.agents_table import agents_side_by_side
 from silo.view.charts import bar_chart, histogram, line_chart
 from silo.view.html import esc, fmt_ms, mapping, records, table
 from silo.view.run_record import RunRecord
@@ -121,7 +123,10 @@ def sweep_body(name: str, summary: dict[str, Any], runs: list[RunRecord]) -> str
     ordered = sorted(runs, key=lambda r: (r.task, r.agent, r.run))
     headers = ["run", "task", "agent", "outcome", "termination", "reward#", "calls#", "tokens#"]
     body = table([*headers, "duration#"], [_row(r) for r in ordered])
+    side = agents_side_by_side(summary)
+    agents = f'<h2 id="agents">Agents and models by task</h2>{side}' if side else ""
     return (
-        f"<h1>{esc(name)}</h1><p>{esc(counts)}</p><h2>Charts</h2>{sweep_charts(summary, runs)}"
+        f"<h1>{esc(name)}</h1><p>{esc(counts)}</p>{agents}"
+        f"<h2>Charts</h2>{sweep_charts(summary, runs)}"
         f'<h2 id="runs">Runs</h2>{body}'
     )

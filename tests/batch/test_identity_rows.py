@@ -78,4 +78,5 @@ def test_agent_name_from_run_json() -> None:
     run = {"agent": "openai", "agentIdentity": identity, "userIdentity": user}
     assert agent_name(run) == "openai[m, seed=7, user=openai:u t=0.5]"  # the user's seed varies
     scripted = {"kind": "scripted", "model": None, "baseUrl": None, "temperature": None}
-    assert agent_name({"agent": "solver", "userIdentity": scripted}) == "solver[user=scripted]"
+    # a user that calls no model does not split the agent into two series
+    assert agent_name({"agent": "solver", "userIdentity": scripted}) == "solver"

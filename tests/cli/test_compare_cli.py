@@ -42,7 +42,8 @@ def test_candidate_sweep_against_reference_sweep(toy_project: Path) -> None:
     state = next(line for line in lines if line.startswith("    state diff: "))
     assert "counters.changed: -C-1" in state and "log.added: -LOG-001 -LOG-002" in state
     assert any(line.startswith("pass^k solver (tasks A/B 2/2): k=1 0.50 -> 0.00") for line in lines)
-    assert lines[-1] == "4 cells: 1 REGRESSION, 3 same; pass rate dropped in 1 cell(s)"
+    # TASK-003 fails on both sides, but the broken bump changed its world: CHANGED
+    assert lines[-1] == "4 cells: 1 REGRESSION, 1 CHANGED, 2 same; pass rate dropped in 1 cell(s)"
 
     gated = run("silo-compare", toy_project, reference, candidate, "fail_on_regression=true")
     assert gated.returncode == 1 and gated.stdout == proc.stdout

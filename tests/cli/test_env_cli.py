@@ -12,6 +12,7 @@ from tests.cli._console import one_line_error, run
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    (tmp_path / "environments").mkdir()  # the project is here, not in a folder above tmp_path
     assert run("silo-init", tmp_path, "lib", "template=minimal").returncode == 0
     return tmp_path
 
@@ -90,7 +91,7 @@ def test_scaffolded_tool_and_verifier_load_validate_and_run(project: Path) -> No
         ([], "missing a command; usage: silo-env <noun> <verb>"),
         (["frob"], 'unknown noun "frob"; use one of: task, data, tool, verifier'),
         (["task"], '"silo-env task" needs a verb: list, show, add, update, remove'),
-        (["task", "list"], "missing env=;"),
+        (["task", "list", "env="], "env= needs an environment name;"),
         (["task", "list", "env=nope"], 'unknown environment "nope"'),
         (["task", "list", "env=lib", "id=X"], 'unknown argument "id=X"; known: env=, format='),
         (["task", "show", "env=lib", "id=TASK-9"], 'no task "TASK-9" (known: TASK-001, TASK-002)'),

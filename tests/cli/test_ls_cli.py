@@ -61,6 +61,7 @@ def test_json(toy_project: Path) -> None:
 
 
 def test_empty_project(tmp_path: Path) -> None:
+    (tmp_path / ".silo").mkdir()  # the project is here, not in a folder above tmp_path
     proc = run("silo-ls", tmp_path)
     assert proc.returncode == 0
     assert proc.stdout.startswith("No environments in ")

@@ -2,7 +2,7 @@
 
 Contract: :func:`completion_query` recognises Hydra's completion query (``-sc query=bash`` or
 ``query=fish``, the line being completed in ``COMP_LINE``). For a word starting with ``task=``
-it answers the task ids of the line's ``env=`` (Silo's default environment without one), plus
+it answers the task ids of the line's ``env=`` (the project's one environment without one), plus
 ``all``, after any ids already listed with commas; Hydra knows ``task`` only as a string key.
 Every other word is Hydra's answer, with ``sweep=`` offered as ``+sweep=``: ``sweep`` is a
 group without a default, so ``sweep=crm_all`` would fail to compose.
@@ -17,8 +17,6 @@ from contextlib import redirect_stdout, suppress
 from pathlib import Path
 
 __all__ = ["answer", "completion_query", "rewrite_hydra_answer", "task_completions"]
-
-_DEFAULT_ENV = "crm"  # silo/_main/silo.yaml's defaults list
 
 
 def completion_query(args: Sequence[str]) -> str | None:
@@ -35,14 +33,16 @@ def task_completions(line: str, project: Path) -> list[str] | None:
     current = "" if not words or line.endswith(" ") else words[-1]
     if not current.startswith("task="):
         return None
-    env = next((w.partition("=")[2] for w in words if w.startswith("env=")), _DEFAULT_ENV)
     from silo.errors import SiloError
     from silo.loading.environment import load_environment
+    from silo.loading.project import default_environment
 
     try:
+        env = next((w.partition("=")[2] for w in words if w.startswith("env=")), None)
+        env = env or default_environment(project)
         ids = [*load_environment(env, project).tasks, "all"]
     except SiloError:
-        return []  # no such environment: nothing to offer (running it says why)
+        return []  # no such environment, or none chosen: nothing to offer (running it says why)
     head, _, typed = current.rpartition(",")
     prefix = f"{head}," if head else "task="
     typed = typed.removeprefix("task=")

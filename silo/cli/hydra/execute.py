@@ -86,12 +86,16 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         except SiloError as exc:
             _say(exc.message)
             return 2
+        from silo.batch.cost import record_costs
+
+        record_costs([result.run_dir], plan.prices)
         print_rollout(result, project)
         _judge(plan, result.run_dir, project)
         if result.environment_error:  # the environment failed, not the agent
             _say(f"{result.environment_error}; fix the environment's code")
             return 2
         return 0 if result.passed or not plan.fail_on_error else 1
+    shared = group_dir is not None
     if group_dir is None:
         from silo.artifacts.run_folder import allocate_run_dir
 
@@ -111,7 +115,11 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         progress=plan.progress,
         max_concurrency=plan.max_concurrency,
         cpu_affinity=plan.cpu_affinity,
+        shared_group=shared,  # a sweep's jobs share its folder (the sweeper checked it)
     )
+    from silo.batch.cost import record_costs
+
+    record_costs((o.run_dir for o in outcomes if not o.resumed), plan.prices)
     failed = [o for o in outcomes if not o.passed]
     skipped = sum(1 for o in outcomes if o.resumed)
     if skipped:

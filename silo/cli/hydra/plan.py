@@ -1,28 +1,31 @@
 """From a composed ``silo-run`` config to the rollouts to run.
 
 Contract: :func:`plan_from_config` turns the composed config (a plain mapping) into
-:class:`Plan`: the environment, the points (one per task matched by ``task``), ``runs``,
-``seed``, ``resume``, ``fail_on_error``, the runs folder. Every invalid value raises a one-line
+:class:`Plan`: the environment (without ``env``, the project's one), the points (one per task
+matched by ``task``; ``task=[A,B]``, Hydra's list, is one group of both), ``runs``,
+``seed``, ``resume``, ``fail_on_error``, the runs folder, the price table (``pricing``). Every invalid value raises a one-line
 :class:`SiloError` that names the key and the fix.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from silo.batch.cost import PriceTable, price_table
 from silo.batch.point import Point, expand_tasks
 from silo.batch.sweep import concurrency
 from silo.errors import ConfigError
 from silo.loading.environment import Environment, load_environment
+from silo.loading.project import default_environment
 from silo.rollout.placement import checked_policy
 from silo.rollout.run import Budget
 from silo.users.resolve import resolve_user
 from silo.variants import instance_id, random_instance
 
-__all__ = ["Plan", "plan_from_config"]
+__all__ = ["Plan", "plan_from_config", "task_parts"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class Plan:
     max_concurrency: int = 1
     cpu_affinity: str = "auto"
     judges: tuple[str, ...] = ()  # judge=: graders of the tasks' rubric items, after the runs
+    prices: PriceTable = field(default_factory=dict)  # pricing=: estimatedCost in run.json
 
 
 def _positive_int(value: Any, key: str, minimum: int = 1) -> int:
@@ -64,10 +68,18 @@ def agent_label(choice: str | None, agent: Mapping[str, Any]) -> str:
     return choice or str(agent.get("name", "agent"))
 
 
+def task_parts(spec: Any) -> list[str]:
+    """The task ids, globs or ``all`` of ``task=``: a list (``task=[A,B]``) or commas (``A,B``)."""
+    items = spec if isinstance(spec, list | tuple) else str(spec).split(",")
+    return [str(item).strip() for item in items if str(item).strip()]
+
+
 def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | None) -> Plan:
     """The :class:`Plan` of a composed config; a one-line ``SiloError`` for any bad value."""
     env_cfg = cfg.get("env")
     env_name = env_cfg.get("name") if isinstance(env_cfg, Mapping) else env_cfg
+    if env_name is None:  # e.g. a +sweep= without env: the project's one, or the choices
+        env_name = default_environment(project)
     if not isinstance(env_name, str) or not env_name:
         raise ConfigError("config_invalid", "env must name an environment, e.g. env=crm")
     environment = load_environment(env_name, project)
@@ -95,8 +107,8 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError("config_invalid", f"seed must be a whole number, got {seed!r}")
     tasks = []
-    for part in str(task_spec).split(","):
-        for task_id in expand_tasks(part.strip(), [*environment.tasks, *environment.templates]):
+    for part in task_parts(task_spec):
+        for task_id in expand_tasks(part, [*environment.tasks, *environment.templates]):
             for instance in instances(environment, task_id, cfg.get("variant"), seed):
                 environment.task(instance)  # one-line error listing the known ids
                 tasks.append(instance)
@@ -122,6 +134,7 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
         cpu_affinity=checked_policy(cfg.get("cpu_affinity", "auto")),
         judges=_judges(cfg.get("judge")),
+        prices=price_table(cfg.get("pricing")),
     )
 
 

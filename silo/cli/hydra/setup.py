@@ -29,12 +29,14 @@ GROUPS = (
     "budget",
     "user",
     "sweep",
+    "pricing",
 )  # silo's config groups (sweep= is added: +sweep=)
 RUN_KEYS = (  # the top-level keys of silo-run's primary config (silo/_main/silo.yaml)
     "env",
     "agent",
     "budget",
     "user",
+    "pricing",
     "task",
     "variant",
     "judge",

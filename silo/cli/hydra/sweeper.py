@@ -2,7 +2,7 @@
 
 Contract: :class:`ShapeSweeper` sweeps exactly like Hydra's ``BasicSweeper`` (same grammar, same
 cartesian product and job order, ``hydra.sweeper.params``, ``max_batch_size``, ``multirun.yaml``
-in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with five differences:
+in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with six differences:
 
 * Before launching anything, it composes one job per distinct *shape* of the sweep instead of
   every job (the basic sweeper composes each job in this process, one after the other, and the
@@ -29,6 +29,9 @@ in the sweep folder, job numbers, ``hydra.sweep.subdir``, callbacks), with five 
 * The exit status of the sweep (the worst of its jobs' statuses, 2 for a job that failed) goes
   to the :class:`~silo.cli.hydra.task.RunTask` that launched it, whatever launcher ran the jobs
   (a job's status comes back in its ``JobReturn``).
+
+* A sweep folder that already holds an earlier batch's rollouts (a fixed ``hydra.sweep.dir``
+  run twice) is refused in one line, exit 2, unless ``resume=true`` continues it.
 
 Hydra instantiates only plugin classes it found under the ``hydra_plugins`` namespace package:
 the class it finds is ``hydra_plugins.silo_sweeper.silo_sweeper.SiloSweeper``, a subclass of
@@ -61,6 +64,7 @@ from omegaconf import DictConfig, OmegaConf
 from silo.cli.hydra.errors import composition_error
 from silo.cli.hydra.launchers import choose_joblib_batch_size, local_pool_size
 from silo.cli.hydra.task import RunTask
+from silo.errors import SiloError
 
 __all__ = ["ShapeSweeper", "split_arguments"]
 
@@ -139,6 +143,15 @@ class ShapeSweeper(Sweeper):
             hydra_context=self.hydra_context, task_function=self.task_function, config=self.config
         )
         sweep_dir = Path(self.config.hydra.sweep.dir)
+        if self.config.get("resume") is not True:  # a fixed hydra.sweep.dir run twice
+            from silo.batch.sweep import refuse_earlier_group  # the sweep's first job needs it
+
+            try:
+                refuse_earlier_group(sweep_dir)
+            except SiloError as exc:
+                sys.stderr.write(f"silo-run: {exc.message}\n")
+                self._exit_status(2)
+                return []
         sweep_dir.mkdir(parents=True, exist_ok=True)
         OmegaConf.save(self.config, sweep_dir / "multirun.yaml")  # with the batch size chosen
 
