@@ -109,7 +109,6 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         resume=plan.resume,
         progress=plan.progress,
         max_concurrency=plan.max_concurrency,
-        cpu_affinity=plan.cpu_affinity,
     )
     failed = [o for o in outcomes if not o.passed]
     skipped = sum(1 for o in outcomes if o.resumed)

@@ -17,7 +17,6 @@ from silo.batch.point import Point, expand_tasks
 from silo.batch.sweep import concurrency
 from silo.errors import ConfigError
 from silo.loading.environment import load_environment
-from silo.rollout.placement import checked_policy
 from silo.rollout.run import Budget
 from silo.users.resolve import resolve_user
 
@@ -36,7 +35,6 @@ class Plan:
     progress: Any
     runs_dir: Path
     max_concurrency: int = 1
-    cpu_affinity: str = "auto"
 
 
 def _positive_int(value: Any, key: str, minimum: int = 1) -> int:
@@ -117,5 +115,4 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         progress=cfg.get("progress", "auto"),
         runs_dir=Path(str(cfg.get("runs_dir") or project / ".silo" / "runs")),
         max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
-        cpu_affinity=checked_policy(cfg.get("cpu_affinity", "auto")),
     )
