@@ -4,8 +4,8 @@ Contract: :func:`shared_endpoint` returns the one :class:`Endpoint` of a (kind, 
 connection limit) tuple; ``build`` gives its request headers once. An endpoint lives on the
 model loop (:mod:`silo.agents.model_loop`): its aiohttp session (made on first use there, closed
 at process exit) keeps kept-alive connections to the endpoint, at most ``max_connections`` open
-(None: no limit beyond the rollouts in flight), takes proxies from the environment
-(``trust_env``) and verifies TLS. :meth:`Endpoint.post` sends a body the caller serialised and
+(None: no limit beyond the rollouts in flight), goes through the environment's proxy
+(:func:`environment_proxy`, looked up once per endpoint) and verifies TLS. :meth:`Endpoint.post` sends a body the caller serialised and
 returns the raw answer of a 2xx status; it raises :class:`StatusError` for any other status
 (with the server's own message) and :class:`TimedOut`, :class:`ConnectFailed` (the endpoint or
 its proxy cannot be reached: refused, DNS, TLS) or :class:`ReadFailed` (no whole answer, or one
@@ -30,9 +30,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import urllib.request
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 from contextlib import asynccontextmanager, suppress
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
@@ -48,6 +50,7 @@ __all__ = [
     "ReadFailed",
     "StatusError",
     "TimedOut",
+    "environment_proxy",
     "shared_endpoint",
     "status_detail",
 ]
@@ -117,6 +120,7 @@ class Endpoint:
         self._cool_until = 0.0
         self._room: asyncio.Event | None = None  # made on the loop that first waits
         self._session: aiohttp.ClientSession | None = None
+        self._proxy: str | None = None
         self._fragments: dict[Hashable, tuple[Any, bytes]] = {}
 
     @property
@@ -165,7 +169,7 @@ class Endpoint:
         session = self._session or self._open()
         try:
             async with session.post(
-                self.url, data=body, timeout=aiohttp.ClientTimeout(total=timeout)
+                self.url, data=body, timeout=aiohttp.ClientTimeout(total=timeout), proxy=self._proxy
             ) as response:
                 size = response.content_length
                 if size is not None and size > MAX_ANSWER_BYTES:
@@ -184,9 +188,13 @@ class Endpoint:
 
     def _open(self) -> aiohttp.ClientSession:
         # On the model loop, at the first request: a session belongs to the loop it was made on.
+        # The environment's proxy is looked up here, once: aiohttp's trust_env looks it (and
+        # ~/.netrc) up on a worker thread for every request, two thread hand-offs a request.
+        self._proxy = environment_proxy(self.url)
         connector = aiohttp.TCPConnector(limit=self.max_connections or 0, limit_per_host=0)
         self._session = aiohttp.ClientSession(
             connector=connector,
+            cookie_jar=aiohttp.DummyCookieJar(),  # a model API sets no cookies worth keeping
             # Answers uncompressed: a local or LAN endpoint gains nothing from gzip, and the
             # client would spend CPU inflating every completion.
             headers={
@@ -194,7 +202,6 @@ class Endpoint:
                 "Content-Type": "application/json",
                 "Accept-Encoding": "identity",
             },
-            trust_env=True,
             skip_auto_headers=("User-Agent",) if "User-Agent" in self.headers else (),
         )
         at_exit(self._session.close)
@@ -214,6 +221,28 @@ class Endpoint:
             self._fragments = {}
         self._fragments[key] = (keep, text)
         return text
+
+    def parsed(self, fragment: bytes) -> Any:
+        """A fragment's JSON value, parsed once (callers must not change it)."""
+        key = ("parsed", fragment)
+        found = self._fragments.get(key)
+        if found is None:
+            found = self._fragments[key] = (orjson.loads(fragment), b"")
+        return found[0]
+
+
+def environment_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url``, or None (none, or ``NO_PROXY`` exempts it).
+
+    ``HTTPS_PROXY``, ``HTTP_PROXY`` and ``ALL_PROXY`` as ``urllib`` reads them (lower case
+    first), the same variables aiohttp's ``trust_env`` reads.
+    """
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(parts.scheme.lower()) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    return proxy if "://" in proxy else f"http://{proxy}"
 
 
 async def _capped(response: aiohttp.ClientResponse) -> bytes:

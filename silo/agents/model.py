@@ -53,7 +53,6 @@ import json
 import os
 import random
 import time
-import urllib.request
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -71,6 +70,7 @@ from silo.agents.endpoints import (
     NoAnswer,
     StatusError,
     TimedOut,
+    environment_proxy,
     shared_endpoint,
 )
 from silo.agents.model_loop import run_on_model_loop
@@ -445,7 +445,7 @@ class _Conversation:
         prompt: dict[str, Any] = {"base": None, "messages": messages[skip:]}
         prompt["system"] = self.state.get("system")
         if self.state["tools"]:
-            prompt["tools"] = orjson.loads(self.tools_json())
+            prompt["tools"] = self.endpoint.parsed(self.tools_json())
         return prompt
 
     def tools_json(self) -> bytes:
@@ -538,17 +538,14 @@ async def _sleep_unless_stopped(delay: float, signal: CancelSignal) -> None:
 def check_url(url: str) -> None:
     """Raise :class:`ValueError` (one line) for an endpoint URL or proxy that cannot be used.
 
-    The URL must be ``http``/``https``; the environment's proxy for it (as aiohttp's
-    ``trust_env`` reads it) must be an ``http://`` or ``https://`` one.
+    The URL must be ``http``/``https``; the environment's proxy for it
+    (:func:`~silo.agents.endpoints.environment_proxy`) must be an ``http://`` or ``https://`` one.
     """
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{url!r} is not an http:// or https:// URL")
-    proxy = urllib.request.getproxies().get(scheme)
-    if not proxy or urllib.request.proxy_bypass(parts.hostname):
-        return
-    proxy_scheme = urlsplit(proxy if "://" in proxy else f"http://{proxy}").scheme.lower()
+    proxy = environment_proxy(url)
+    proxy_scheme = urlsplit(proxy).scheme.lower() if proxy else "http"
     if proxy_scheme not in ("http", "https"):
         raise ValueError(
             f"the proxy {proxy_scheme}://... is not supported; use an http:// or https:// one"
