@@ -421,9 +421,11 @@ def create_file(path: str) -> int:
 
 def write_all(fd: int, data: bytes) -> None:
     """Write the whole of ``data`` to ``fd`` (``os.write`` may write part of it)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    written = os.write(fd, data)
+    if written < len(data):  # a short write (rare on regular files): finish it
+        view = memoryview(data)[written:]
+        while view:
+            view = view[os.write(fd, view) :]
 
 
 def _temporary(name: str) -> str:
