@@ -1,8 +1,9 @@
 """Rollouts in flight of Silo's model agents run on the process's model loop (start_task).
 
 Covers: many rollouts in flight on the loop, each graded and recorded as run_task would; a
-rollout whose endpoint never answers cancelled at its deadline (``timeout``) while the others
-finish; the loop refusing a synchronous call made on its own thread.
+rollout whose endpoint never answers ended at its deadline (``timeout``) while the others
+finish; an interrupt (Ctrl-C) ending those in flight with complete records; the loop refusing
+a synchronous call made on its own thread.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from silo.agents.model_loop import model_loop, run_on_model_loop  # noqa: E402
 from silo.agents.openai import OpenAIAgent  # noqa: E402
 from silo.rollout.core import RolloutResult  # noqa: E402
 from silo.rollout.on_worker import start_task  # noqa: E402
+from silo.rollout.run import Interrupt  # noqa: E402
 
 KEY_ENV = "SILO_TEST_LOOP_KEY"
 
@@ -87,6 +89,36 @@ def test_a_rollout_whose_endpoint_hangs_is_cancelled_at_its_deadline(tmp_path: P
     [stalled] = [r for r in finished if r.termination_reason == "timeout"]
     assert stalled.error in ("the run was stopped (timeout)", "the run's time budget ran out")
     assert sum(r.passed for r in finished) == 3
+
+
+def test_an_interrupt_ends_model_rollouts_in_flight_with_complete_records(tmp_path: Path) -> None:
+    """Ctrl-C in a sweep: rollouts waiting on their endpoint end ``interrupted``, recorded."""
+    arrived = threading.Semaphore(0)
+
+    def stalls(body: dict[str, Any]) -> Reply:
+        arrived.release()
+        time.sleep(30)  # only the interrupt ends the rollouts' wait
+        return final("late")
+
+    interrupt = Interrupt()
+    ended: SimpleQueue[RolloutResult | BaseException] = SimpleQueue()
+    with FakeOpenAI([stalls]) as server:
+        for i in range(4):
+            agent = OpenAIAgent(model="m", api_key_env=KEY_ENV, base_url=server.base_url)
+            start_task(
+                ended.put, ENV, TASK, agent, {"timeout_ms": 600_000}, interrupt=interrupt,
+                project_dir=ROOT, runs_dir=tmp_path / "runs", seed=i,
+            )  # fmt: skip
+        for _ in range(4):  # every rollout is waiting on its request (safety net: 60 s)
+            assert arrived.acquire(timeout=60)
+        interrupt.fire()
+        results = [ended.get(timeout=60) for _ in range(4)]
+    assert all(isinstance(r, RolloutResult) for r in results), results
+    assert {r.termination_reason for r in results if isinstance(r, RolloutResult)} == {
+        "interrupted"
+    }
+    for run in (tmp_path / "runs").iterdir():
+        assert (run / "result.json").is_file() and (run / "state-diff.json").is_file()
 
 
 def test_a_synchronous_call_on_the_model_loop_is_refused() -> None:
