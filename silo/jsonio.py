@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from silo import held_io
-
 __all__ = [
     "compact",
+    "create_file",
+    "write_all",
     "canonical",
     "compact_encoder",
     "exact_loads",
@@ -411,6 +411,23 @@ def write_json_new(folder: str, name: str, value: Any) -> None:
     _write_replacing(target, tmp, pretty(value).encode("utf-8"))
 
 
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+
+
+def create_file(path: str) -> int:
+    """A new (or truncated) file open for writing: a raw descriptor, not inherited."""
+    return os.open(path, _CREATE_FLAGS, 0o666)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write the whole of ``data`` to ``fd`` (``os.write`` may write part of it)."""
+    written = os.write(fd, data)
+    if written < len(data):  # a short write (rare on regular files): finish it
+        view = memoryview(data)[written:]
+        while view:
+            view = view[os.write(fd, view) :]
+
+
 def _temporary(name: str) -> str:
     """The temporary file's name for ``name``: ``.<name>.<pid>.tmp`` (see remove_if_stale)."""
     return f".{name}.{os.getpid()}.tmp"
@@ -418,13 +435,13 @@ def _temporary(name: str) -> str:
 
 def _write_replacing(target: str, tmp: str, data: bytes) -> None:
     """Write ``data`` to ``tmp``, then put it in ``target``'s place (``tmp`` gone on failure)."""
-    fd = held_io.create(tmp)
+    fd = create_file(tmp)
     try:
         try:
-            held_io.write_all(fd, data)
+            write_all(fd, data)
         finally:
-            held_io.close(fd)
-        held_io.replace(tmp, target)
+            os.close(fd)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

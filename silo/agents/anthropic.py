@@ -1,7 +1,9 @@
-"""An agent backed by Anthropic's Messages API with tool use, through the official SDK.
+"""An agent backed by Anthropic's Messages API with tool use.
 
 Contract: ``AnthropicAgent(model, ...)`` is a :class:`~silo.agents.model.ModelAgent` speaking
-``POST {base_url}/v1/messages``. The environment's tools are offered with their input schemas
+``POST {base_url}/v1/messages``. The official ``anthropic`` SDK supplies the endpoint's
+configuration once (base URL, key and version headers); requests go through the endpoint's
+aiohttp session on the model loop, as :mod:`silo.agents.openai`'s do. The environment's tools are offered with their input schemas
 unchanged (``input_schema``); the model's ``tool_use`` blocks run through ``call_tool`` and come
 back in one user turn of ``tool_result`` blocks (``is_error`` set for refusals and invalid
 input). ``stop_reason`` decides the turn: ``tool_use`` runs the calls, ``pause_turn`` sends the
@@ -22,20 +24,16 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
 
-from silo.agents.contract import AgentError, AgentInput
-from silo.agents.endpoints import Endpoint
-from silo.agents.json_client import StatusError
+from silo.agents.contract import AgentError, AgentInput, ModelError
 from silo.agents.model import (
     DEFAULT_SYSTEM_PROMPT,
     ModelAgent,
     Reply,
     ToolUse,
-    conversation_body,
     conversation_state,
     read_json,
     token_count,
 )
-from silo.agents.wire import ConnectFailed, TimedOut, WireError
 
 __all__ = ["AnthropicAgent"]
 
@@ -47,6 +45,7 @@ class AnthropicAgent(ModelAgent):
     """Messages-API tool-use loop; see the module docstring for the contract."""
 
     kind: ClassVar[str] = "anthropic"
+    api: ClassVar[str] = "anthropic.messages"
     sdk_name: ClassVar[str] = "anthropic"
     example_model: ClassVar[str] = "claude-sonnet-4-5"
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
@@ -60,21 +59,31 @@ class AnthropicAgent(ModelAgent):
         super().__init__(model=model, api_key_env=api_key_env, **settings)
         self._api_key()  # a missing key is a run that could not start, not a failed one
 
-    def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
-        """A sync client shared by every rollout thread: one kept-alive connection per thread."""
-        from silo.agents.transport import sdk_http_client  # needs the SDK's httpx2
-
-        return sdk.Anthropic(
-            api_key=key, base_url=base_url, max_retries=0, http_client=sdk_http_client(sdk, pool)
-        )
+    def target(self, sdk: ModuleType, key: str) -> tuple[str, dict[str, str]]:
+        """``{base_url}/v1/messages`` and the headers the SDK's client is configured with."""
+        configured = sdk.Anthropic(api_key=key, base_url=self.where, max_retries=0)
+        try:
+            headers = {**configured.default_headers, **configured.auth_headers}
+            url = f"{str(configured.base_url).rstrip('/')}/v1/messages"
+        finally:
+            configured.close()
+        fixed = {name: value for name, value in headers.items() if isinstance(value, str)}
+        for name, value in fixed.items():
+            if any(c in name or c in value for c in "\r\n\0"):
+                raise AgentError(
+                    f"the {self.kind} agent cannot reach {self.where}: the HTTP header {name!r} "
+                    "holds a line break"
+                )
+        return url, fixed
 
     def start(self, inp: AgentInput) -> dict[str, Any]:
         """The first user turn and the request fields every turn repeats."""
         messages: list[dict[str, Any]] = [{"role": "user", "content": inp.task}]
+        system = self.system_prompt or DEFAULT_SYSTEM_PROMPT
         fields: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
-            "system": self.system_prompt or DEFAULT_SYSTEM_PROMPT,
+            "system": system,
         }
         if inp.tools:
             choice = self._tool_choice()
@@ -85,7 +94,7 @@ class AnthropicAgent(ModelAgent):
         if self.temperature is not None:
             fields["temperature"] = self.temperature
         fields.update(self.extra_body or {})  # extra fields win, as the SDK's extra_body does
-        return conversation_state(messages, fields, inp.tools)
+        return conversation_state(messages, fields, inp.tools, system)
 
     def _tool_choice(self) -> dict[str, Any] | None:
         choice: Any = self.tool_choice
@@ -97,30 +106,12 @@ class AnthropicAgent(ModelAgent):
             choice = {**(choice or {"type": "auto"}), "disable_parallel_tool_use": True}
         return choice if isinstance(choice, dict) else None
 
-    def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
-        """One Messages-API call: a body serialised here, the raw JSON answer read into a Reply."""
-        sdk = self._sdk()
-        from httpx2 import Response  # the SDK's HTTP library: its post() then returns it raw
-
-        try:
-            response = endpoint.client.post(
-                "/v1/messages",
-                cast_to=Response,
-                content=conversation_body(endpoint, state, _tool_param),
-                options={"timeout": timeout},
-            )
-        except sdk.APIStatusError as exc:
-            raise StatusError(exc.status_code, exc.message, exc.response.headers) from None
-        except sdk.APITimeoutError:
-            raise TimedOut(f"no answer within {timeout:.1f}s") from None
-        except sdk.APIConnectionError as exc:
-            raise ConnectFailed(str(exc.__cause__ or exc)) from None
-        except sdk.AnthropicError as exc:
-            raise WireError(str(exc)) from None
-        message = read_json(response.content, self.where, "a Messages API message")
+    def read_reply(self, answer: bytes) -> Reply:
+        """A Messages-API message's JSON answer as a Reply."""
+        message = read_json(answer, self.where, "a Messages API message")
         content = message.get("content")
         if not isinstance(content, list):
-            raise AgentError(
+            raise ModelError(
                 f"the model endpoint at {self.where} answered without content blocks; check "
                 "that agent.base_url is a Messages API endpoint"
             )
@@ -162,9 +153,18 @@ class AnthropicAgent(ModelAgent):
             message=blocks,
         )
 
-    def add_reply(self, state: dict[str, Any], reply: Reply) -> None:
+    def reply_message(self, reply: Reply) -> dict[str, Any]:
         """The assistant turn, its content blocks as the endpoint returned them."""
-        state["messages"].append({"role": "assistant", "content": reply.message})
+        return {"role": "assistant", "content": reply.message}
+
+    @staticmethod
+    def render_tool(spec: dict[str, Any]) -> dict[str, Any]:
+        """One environment tool as a Messages-API tool: its input schema unchanged."""
+        return {
+            "name": spec["name"],
+            "description": spec.get("description", ""),
+            "input_schema": spec.get("inputSchema") or {"type": "object"},
+        }
 
     def add_results(self, state: dict[str, Any], results: list[tuple[ToolUse, str, bool]]) -> None:
         """One user turn holding a ``tool_result`` block for every ``tool_use`` block."""
@@ -182,12 +182,3 @@ class AnthropicAgent(ModelAgent):
                 ],
             }
         )
-
-
-def _tool_param(spec: dict[str, Any]) -> dict[str, Any]:
-    """One environment tool as a Messages-API tool: its input schema unchanged."""
-    return {
-        "name": spec["name"],
-        "description": spec.get("description", ""),
-        "input_schema": spec.get("inputSchema") or {"type": "object"},
-    }

@@ -11,23 +11,27 @@ hooks).
 
 Guarantees:
 
-* one client per endpoint and process (:mod:`silo.agents.endpoints`), one kept-alive
-  connection per rollout thread (:mod:`silo.agents.wire`), at most ``max_connections``
-  requests in flight; rate limits and server errors back off *together* for every rollout of
-  the process, and the in-flight limit adapts;
-* requests cost little CPU at hundreds in flight: a subclass sends a body it serialised itself
-  (:func:`conversation_body`: the fixed fields once per conversation, each tool's spec once per
-  endpoint by :func:`tools_json`) and reads the raw JSON answer (:func:`read_json`), instead of
-  an SDK's per-request parameter transformation and model parsing (~10 ms of CPU per request
-  with 43 tools). ``agent=openai`` sends it through :class:`~silo.agents.json_client.JsonClient`
-  (no SDK on the request path, ~0.1 ms a request), ``agent=anthropic`` through its SDK's
-  public ``post`` over :mod:`silo.agents.transport`;
-* failures are Silo's own classes whatever the API: :class:`~silo.agents.json_client.StatusError`
-  (429 and 5xx retried, honouring ``Retry-After``; anything else one line saying what to fix),
-  :class:`~silo.agents.wire.TimedOut` (retried) and the other
-  :class:`~silo.agents.wire.WireError` kinds (one line);
-* every completion is a ``model_step`` event (turn, request summary, response, usage, latency,
-  attempts); every backoff a ``model_retry`` event;
+* the conversation is a coroutine on the process's model loop (:mod:`silo.agents.model_loop`):
+  a sweep's rollouts in flight run there without a thread each (:meth:`ModelAgent.arun`);
+  called as a plain callable (``agent(inp)``, a single run) the agent waits for it there;
+* one aiohttp session per endpoint and process (:mod:`silo.agents.endpoints`): pooled
+  keep-alive connections, TLS, the environment's proxies; at most ``max_connections``
+  requests in flight when set; rate limits and server errors back off *together* for every
+  rollout of the process, and the in-flight limit adapts;
+* requests cost little CPU at thousands in flight: the body is serialised here
+  (:func:`json_body`: the fixed fields once per conversation, each tool's spec once per
+  endpoint by :func:`tools_json`) and the raw JSON answer read with orjson, instead of an
+  SDK's per-request parameter transformation and model parsing (docs/agents.md has the figures);
+  the SDK only says which URL and headers its client would use;
+* an endpoint that fails the agent is not the model's failure: refused or unreachable
+  (``connect_failed``), HTTP 429/5xx still failing after ``max_retries`` (honouring
+  ``Retry-After``), no answer in time, another 4xx, or an answer that is not a completion raise
+  :class:`~silo.agents.contract.ModelError` (the run ends as ``model_error``), in one line;
+* every completion is a ``model_step`` event: turn, request summary, response, usage, latency,
+  attempts, and the exact turn (``api``; ``prompt``: ``base``, the new ``messages``, and on
+  the first turn ``system`` and ``tools``; ``completion``: ``message``, ``finishReason``, and
+  ``tokenIds``/``logprobs`` with ``promptTokenIds`` whenever the endpoint sends them;
+  ``return_tokens`` asks a vLLM or SGLang server for them); every backoff a ``model_retry`` event;
 * a reply cut off by the token limit, or a refusal, ends the run as ``agent_error`` with a line
   saying so: it is never taken as the answer;
 * the key never appears in the trace or an error; a missing key is allowed only for a local
@@ -43,6 +47,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import os
@@ -58,11 +63,17 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from silo.agents.contract import AgentError, AgentInput, RunLimitError
-from silo.agents.endpoints import Endpoint, shared_endpoint
-from silo.agents.json_client import StatusError
-from silo.agents.routing import check_route
-from silo.agents.wire import ConnectFailed, ReadFailed, TimedOut, WireError
+from silo.agents.contract import AgentError, AgentInput, CancelSignal, ModelError, RunLimitError
+from silo.agents.endpoints import (
+    ConnectFailed,
+    Endpoint,
+    NoAnswer,
+    StatusError,
+    TimedOut,
+    environment_proxy,
+    shared_endpoint,
+)
+from silo.agents.model_loop import run_on_model_loop
 from silo.distribution import install_hint
 
 __all__ = [
@@ -71,9 +82,9 @@ __all__ = [
     "ModelAgent",
     "Reply",
     "ToolUse",
+    "check_url",
     "conversation_state",
     "json_body",
-    "conversation_body",
     "read_json",
     "token_count",
     "tools_json",
@@ -91,6 +102,7 @@ _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 _PLACEHOLDER_KEY = "not-needed"
 _BACKOFF_BASE_S = 0.5
 _BACKOFF_CAP_S = 30.0
+_POLL_S = 0.05  # how often a backoff looks at the run's signal
 USER_TOOL = "silo__message_user"
 _USER_TOOL_DESCRIPTION = (
     "Send one message to the user you are working for and get their reply. The user knows "
@@ -122,7 +134,9 @@ class Reply:
     ending: str
     finish_reason: str | None
     usage: dict[str, int]
-    message: Any = field(default=None, repr=False)  # the SDK's own turn, to send back
+    message: Any = field(default=None, repr=False)  # the API's own turn, to send back
+    # promptTokenIds, tokenIds, logprobs: whichever the endpoint sent (see model_step)
+    tokens: dict[str, list[Any]] = field(default_factory=dict, repr=False)
 
 
 class ModelAgent(ABC):
@@ -135,10 +149,10 @@ class ModelAgent(ABC):
     """
 
     deterministic: ClassVar[bool] = False
-    # Its rollouts wait on sockets and run GIL-bound Python: in flight, they share one CPU
-    # under cpu_affinity=auto (silo.rollout.placement).
-    shares_cpu: ClassVar[bool] = True
+    # Its rollouts run as coroutines on the process's model loop (silo.agents.model_loop).
+    runs_on_model_loop: ClassVar[bool] = True
     kind: ClassVar[str]
+    api: ClassVar[str]  # the wire format model_step events record: openai.chat, ...
     sdk_name: ClassVar[str]
     default_base_url: ClassVar[str]
     base_url_env: ClassVar[str]
@@ -159,7 +173,8 @@ class ModelAgent(ABC):
         tool_choice: Any = None,
         parallel_tool_calls: bool | None = None,
         extra_body: Mapping[str, Any] | None = None,
-        max_connections: int = 256,
+        max_connections: int | None = None,
+        return_tokens: bool = False,
     ) -> None:
         # Settings are checked here, when the agent is built from config, so a missing one is a
         # run that could not start (exit 2, counted apart in sweeps), not an agent failure.
@@ -171,8 +186,10 @@ class ModelAgent(ABC):
             raise AgentError(f"agent.max_turns={max_turns} must be at least 1")
         if max_tokens is not None and max_tokens < 1:
             raise AgentError(f"agent.max_tokens={max_tokens} must be at least 1 (or null)")
-        if max_connections < 1:
-            raise AgentError(f"agent.max_connections={max_connections} must be at least 1")
+        if max_connections is not None and max_connections < 1:
+            raise AgentError(
+                f"agent.max_connections={max_connections} must be at least 1 (or null)"
+            )
         if extra_body is not None and not isinstance(extra_body, Mapping):
             raise AgentError("agent.extra_body must be a mapping of extra request fields")
         self.model = model
@@ -189,8 +206,9 @@ class ModelAgent(ABC):
         self.parallel_tool_calls = parallel_tool_calls
         self.extra_body = dict(extra_body) if extra_body else None
         self.max_connections = max_connections
+        self.return_tokens = return_tokens
         try:  # an unusable URL or proxy setting is a run that could not start
-            check_route(self.where)
+            check_url(self.where)
         except ValueError as exc:
             raise AgentError(f"agent.base_url: {exc}") from None
 
@@ -214,7 +232,14 @@ class ModelAgent(ABC):
         }
 
     def __call__(self, inp: AgentInput) -> dict[str, Any]:
-        """Run the tool-calling loop for one rollout and return its final answer."""
+        """Run the tool-calling loop for one rollout and return its final answer.
+
+        From any thread but the model loop's: the conversation runs there (see :meth:`arun`).
+        """
+        return run_on_model_loop(self.arun(inp))
+
+    async def arun(self, inp: AgentInput) -> dict[str, Any]:
+        """The tool-calling loop as a coroutine of the model loop (what rollouts in flight run)."""
         if inp.user is not None:  # the user is one more tool (see the module docstring)
             tool = {
                 "name": user_tool_name(inp.tools),
@@ -226,51 +251,54 @@ class ModelAgent(ABC):
                 },
             }
             inp = dataclasses.replace(inp, tools=[*inp.tools, tool])
-        return self._conversation(inp, None).run()
+        return await self._conversation(inp, None).run()
 
     def complete(self, inp: AgentInput, state: dict[str, Any]) -> Reply:
         """One completion of ``state`` (built by :meth:`start`, extended by the caller).
 
         The same endpoint, backoff, retries and ``model_step`` event as a turn of the loop; for
-        callers that keep their own conversation, such as a model playing the user.
+        callers that keep their own conversation, such as a model playing the user. From any
+        thread but the model loop's.
         """
-        return self._conversation(inp, state).step(1)
+        return run_on_model_loop(self._conversation(inp, state).step(1))
 
     def _conversation(self, inp: AgentInput, state: dict[str, Any] | None) -> _Conversation:
-        sdk = self._sdk()
         key = self._api_key()
         where = self.where
         endpoint = shared_endpoint(
-            self.kind,
-            where,
-            key,
-            self.max_connections,
-            lambda pool: self.build_client(sdk, key, where, pool),
+            self.kind, where, key, self.max_connections, lambda: self.target(self._sdk(), key)
         )
         return _Conversation(self, endpoint, inp, key, state)
 
     # -- what a subclass supplies ------------------------------------------------------------
 
     @abstractmethod
-    def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
-        """The SDK client for one endpoint, with SDK retries off and a pool of ``pool``."""
+    def target(self, sdk: ModuleType, key: str) -> tuple[str, dict[str, str]]:
+        """The request URL and headers, as the SDK's client is configured to send them."""
 
     @abstractmethod
     def start(self, inp: AgentInput) -> dict[str, Any]:
-        """The request state of a new conversation (messages and fixed request options)."""
+        """The request state of a new conversation (see :func:`conversation_state`)."""
+
+    @staticmethod
+    @abstractmethod
+    def render_tool(spec: dict[str, Any]) -> dict[str, Any]:
+        """One environment tool spec in the API's format."""
 
     @abstractmethod
-    def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
-        """One completion for ``state`` through ``endpoint.client``.
+    def read_reply(self, answer: bytes) -> Reply:
+        """The endpoint's answer (a 2xx body) as a :class:`Reply`.
 
-        Failures raise :class:`~silo.agents.json_client.StatusError` (an HTTP error answered) or
-        a :class:`~silo.agents.wire.WireError` (no answer): the loop retries, backs off or ends
-        the run on those alone, whatever the API.
+        Raises :class:`~silo.agents.contract.ModelError` when it is not a completion.
         """
 
     @abstractmethod
+    def reply_message(self, reply: Reply) -> dict[str, Any]:
+        """The model's turn as the API expects it back in the next request."""
+
     def add_reply(self, state: dict[str, Any], reply: Reply) -> None:
         """Append the model's turn to the conversation."""
+        state["messages"].append(self.reply_message(reply))
 
     @abstractmethod
     def add_results(self, state: dict[str, Any], results: list[tuple[ToolUse, str, bool]]) -> None:
@@ -319,7 +347,12 @@ class ModelAgent(ABC):
 
 
 class _Conversation:
-    """One rollout of a model agent: its request state, endpoint and backoff random source."""
+    """One rollout of a model agent: its request state, endpoint and backoff random source.
+
+    Runs on the model loop. ``base``/``covered`` say what the previous ``model_step`` already
+    recorded (its turn, and how many messages its prompt and completion make), so each step
+    records only the messages that are new.
+    """
 
     def __init__(
         self,
@@ -332,12 +365,14 @@ class _Conversation:
         self.agent, self.endpoint, self.inp, self.key = agent, endpoint, inp, key
         self.rng = random.Random(inp.seed if agent.seed is None else agent.seed)
         self.state = agent.start(inp) if state is None else state
+        self.base: int | None = None
+        self.covered = 0
 
-    def run(self) -> dict[str, Any]:
+    async def run(self) -> dict[str, Any]:
         agent = self.agent
         for turn in range(1, agent.max_turns + 1):
             _stop_if_ended(self.inp)
-            reply = self.step(turn)
+            reply = await self.step(turn)
             if reply.ending == "truncated":
                 raise AgentError(
                     f"the model's turn {turn} was cut off by the token limit (finish reason "
@@ -360,34 +395,68 @@ class _Conversation:
             "raise agent.max_turns"
         )
 
-    def step(self, turn: int) -> Reply:
+    async def step(self, turn: int) -> Reply:
         """One completion (with retries); emits ``model_step`` and returns the reply."""
         started = time.monotonic()
-        reply, attempts = self.complete()
-        self.inp.emit(
-            "model_step",
-            {
-                "turn": turn,
-                "request": {
-                    "model": self.agent.model,
-                    "messages": len(self.state["messages"]),
-                    "tools": len(self.inp.tools),
-                },
-                "response": {
-                    "text": reply.text,
-                    "toolCalls": [
-                        {"name": u.name, "arguments": u.arguments} for u in reply.tool_uses
-                    ],
-                    "finishReason": reply.finish_reason,
-                },
-                "usage": reply.usage,
-                "latencyMs": round((time.monotonic() - started) * 1000, 3),
-                "attempts": attempts,
+        prompt = self.prompt()
+        reply, attempts = await self.complete()
+        message = self.agent.reply_message(reply)
+        self.base, self.covered = turn, len(self.state["messages"]) + 1
+        completion: dict[str, Any] = {"message": message, "finishReason": reply.finish_reason}
+        step: dict[str, Any] = {
+            "turn": turn,
+            "api": self.agent.api,
+            "request": {
+                "model": self.agent.model,
+                "messages": len(self.state["messages"]),
+                "tools": len(self.inp.tools),
             },
-        )
+            "prompt": prompt,
+            "completion": completion,
+            "response": {
+                "text": reply.text,
+                "toolCalls": [{"name": u.name, "arguments": u.arguments} for u in reply.tool_uses],
+                "finishReason": reply.finish_reason,
+            },
+            "usage": reply.usage,
+            "latencyMs": round((time.monotonic() - started) * 1000, 3),
+            "attempts": attempts,
+        }
+        tokens = reply.tokens
+        if "promptTokenIds" in tokens:
+            step["promptTokenIds"] = tokens["promptTokenIds"]
+        for name in ("tokenIds", "logprobs"):
+            if name in tokens:
+                completion[name] = tokens[name]
+        self.inp.emit("model_step", step)
         return reply
 
-    def complete(self) -> tuple[Reply, int]:
+    def prompt(self) -> dict[str, Any]:
+        """What this request adds to the previous step's prompt and completion (see the class)."""
+        messages = self.state["messages"]
+        chained = (
+            self.base is not None
+            and self.covered <= len(messages)
+            and messages[self.covered - 1].get("role") == "assistant"
+        )
+        if chained:
+            return {"base": self.base, "messages": messages[self.covered :]}
+        skip = self.state.get("systemMessages", 0)
+        prompt: dict[str, Any] = {"base": None, "messages": messages[skip:]}
+        prompt["system"] = self.state.get("system")
+        if self.state["tools"]:
+            prompt["tools"] = self.endpoint.parsed(self.tools_json())
+        return prompt
+
+    def tools_json(self) -> bytes:
+        found: bytes | None = self.state.get("toolsJson")
+        if found is None:
+            found = self.state["toolsJson"] = tools_json(
+                self.endpoint, self.state["tools"], self.agent.render_tool
+            )
+        return found
+
+    async def complete(self) -> tuple[Reply, int]:
         agent, inp = self.agent, self.inp
         problem = "no attempt"
         for attempt in range(1, agent.max_retries + 2):
@@ -395,27 +464,30 @@ class _Conversation:
             rate_limited = False
             timeout = agent.request_timeout_s
             try:
-                with self.endpoint.slot(inp.deadline, inp.signal):
+                async with self.endpoint.slot(inp.deadline, inp.signal):
                     timeout = min(timeout, max(inp.deadline - time.monotonic(), 0.001))
-                    reply = agent.request(self.endpoint, self.state, timeout)
+                    body = json_body(self.state["head"], self.tail())
+                    answer = await self.endpoint.post(body, timeout)
+                reply = agent.read_reply(answer)
                 self.endpoint.succeeded()
                 return reply, attempt
             except StatusError as exc:
                 detail = _one_line(exc.detail, self.key)
                 if exc.status != 429 and exc.status < 500:
-                    raise AgentError(agent.describe_status(exc.status, detail)) from None
+                    raise ModelError(agent.describe_status(exc.status, detail)) from None
                 problem = f"HTTP {exc.status}: {detail}"
                 retry_after = _retry_after(exc.headers)
                 rate_limited = exc.status == 429
             except TimedOut:
                 problem = f"no answer within {timeout:.1f}s"
-            except (ConnectFailed, ReadFailed) as exc:
-                raise AgentError(
+            except ConnectFailed as exc:
+                raise ModelError(
                     f"cannot connect to the model endpoint at {agent.where} "
-                    f"({_one_line(str(exc), self.key)}); start the server or fix agent.base_url"
+                    f"({_one_line(str(exc), self.key)}); start the server or fix agent.base_url",
+                    connect_failed=True,
                 ) from None
-            except WireError as exc:
-                raise AgentError(
+            except NoAnswer as exc:
+                raise ModelError(
                     f"the model endpoint at {agent.where} failed: {_one_line(str(exc), self.key)}"
                 ) from None
             _stop_if_ended(inp)  # a failure at the deadline is a timeout, not a failing endpoint
@@ -429,11 +501,17 @@ class _Conversation:
                 "model_retry",
                 {"attempt": attempt, "problem": problem, "delayMs": round(delay * 1000)},
             )
-            inp.signal.wait(delay)
-        raise AgentError(
+            await _sleep_unless_stopped(delay, inp.signal)
+        raise ModelError(
             f"the model endpoint at {agent.where} kept failing ({problem}) after "
             f"{agent.max_retries + 1} attempts; retry later or raise agent.max_retries"
         )
+
+    def tail(self) -> list[tuple[str, Any]]:
+        """The request body's fields after the fixed ones: the tools, then the messages."""
+        if self.state["tools"]:
+            return [("tools", self.tools_json()), ("messages", self.state["messages"])]
+        return [("messages", self.state["messages"])]
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -445,6 +523,33 @@ def _stop_if_ended(inp: AgentInput) -> None:
         raise RunLimitError(reason, f"the run was stopped ({reason})")
     if time.monotonic() >= inp.deadline:
         raise RunLimitError("timeout", "the run's time budget ran out")
+
+
+async def _sleep_unless_stopped(delay: float, signal: CancelSignal) -> None:
+    """Wait ``delay`` s on the loop, or less when the run is told to stop."""
+    until = time.monotonic() + delay
+    while not signal.aborted:
+        left = until - time.monotonic()
+        if left <= 0:
+            return
+        await asyncio.sleep(min(left, _POLL_S))
+
+
+def check_url(url: str) -> None:
+    """Raise :class:`ValueError` (one line) for an endpoint URL or proxy that cannot be used.
+
+    The URL must be ``http``/``https``; the environment's proxy for it
+    (:func:`~silo.agents.endpoints.environment_proxy`) must be an ``http://`` or ``https://`` one.
+    """
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http:// or https:// URL")
+    proxy = environment_proxy(url)
+    proxy_scheme = urlsplit(proxy).scheme.lower() if proxy else "http"
+    if proxy_scheme not in ("http", "https"):
+        raise ValueError(
+            f"the proxy {proxy_scheme}://... is not supported; use an http:// or https:// one"
+        )
 
 
 def user_tool_name(tools: list[dict[str, Any]]) -> str:
@@ -562,31 +667,25 @@ def _tool_array(
 
 
 def conversation_state(
-    messages: list[dict[str, Any]], fields: Mapping[str, Any], tools: list[dict[str, Any]]
+    messages: list[dict[str, Any]],
+    fields: Mapping[str, Any],
+    tools: list[dict[str, Any]],
+    system: str,
+    system_messages: int = 0,
 ) -> dict[str, Any]:
     """The request state of a new conversation.
 
-    ``messages`` (callers may append to it), the fixed ``fields`` serialised once, and the tool
-    specs to offer.
+    ``messages`` (callers may append to it), the fixed ``fields`` serialised once, the tool
+    specs to offer, the ``system`` prompt and how many of the first messages hold it (recorded
+    apart in ``model_step``).
     """
-    return {"messages": messages, "head": json_body(b"{}", list(fields.items())), "tools": tools}
-
-
-def conversation_body(
-    endpoint: Endpoint, state: dict[str, Any], render_tool: Callable[[dict[str, Any]], Any]
-) -> bytes:
-    """The request body of the conversation in ``state``.
-
-    The fixed fields, the tools (each rendered by ``render_tool`` once per endpoint, the list kept
-    in ``state``) and the messages so far.
-    """
-    tail: list[tuple[str, Any]] = []
-    if state["tools"]:
-        if "toolsJson" not in state:
-            state["toolsJson"] = tools_json(endpoint, state["tools"], render_tool)
-        tail.append(("tools", state["toolsJson"]))
-    tail.append(("messages", state["messages"]))
-    return json_body(state["head"], tail)
+    return {
+        "messages": messages,
+        "head": json_body(b"{}", list(fields.items())),
+        "tools": tools,
+        "system": system,
+        "systemMessages": system_messages,
+    }
 
 
 def _rendered(render: Callable[[dict[str, Any]], Any], spec: dict[str, Any]) -> bytes:
@@ -622,14 +721,14 @@ def token_count(value: Any) -> int:
 
 
 def read_json(content: bytes, where: str, expected: str) -> dict[str, Any]:
-    """The JSON object an endpoint answered (an HTTP body), or an :class:`AgentError`."""
+    """The JSON object an endpoint answered (an HTTP body), or a :class:`ModelError`."""
     try:
         data = orjson.loads(content)
     except orjson.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
         text = content.decode("utf-8", "replace")
-        raise AgentError(
+        raise ModelError(
             f"the model endpoint at {where} answered something that is not {expected} "
             f"({_one_line(text, '')}); check agent.base_url"
         )

@@ -3,16 +3,18 @@
 Contract: ``OpenAIAgent(model, ...)`` is a :class:`~silo.agents.model.ModelAgent` speaking
 ``POST {base_url}/chat/completions``. The official ``openai`` SDK supplies the endpoint's
 configuration once (its base URL and headers: the key, ``OPENAI_ORG_ID``, ``OPENAI_PROJECT_ID``,
-the user agent); the requests themselves go out through :class:`~silo.agents.json_client.JsonClient`
-(a body serialised here, one kept-alive connection per rollout thread, the answer read with
-orjson into dicts), not the SDK's ``create()``, which costs ~10x the CPU. The environment's
+the user agent); the requests themselves go out through the endpoint's aiohttp session on the
+model loop (:mod:`silo.agents.endpoints`: a body serialised here, the answer read with orjson
+into dicts), not the SDK's ``create()``, which costs ~20x the CPU. The environment's
 tools are offered as function tools whose parameters are the tools' input schemas; each tool
 result (errors included) returns to the model as a ``tool`` message holding JSON. Pass-through
 settings: ``max_tokens``, ``tool_choice`` (``auto``, ``none``, ``required`` or a function
 choice), ``parallel_tool_calls``, ``extra_body`` (sent as extra request fields).
 ``finish_reason: length`` is a truncated turn and a non-empty ``refusal`` (or
 ``content_filter``) a refusal: both end the run as ``agent_error``. The key is read from the
-variable named by ``api_key_env`` (``OPENAI_API_KEY``).
+variable named by ``api_key_env`` (``OPENAI_API_KEY``). Token data a vLLM or SGLang server
+sends (``prompt_token_ids``, ``choices[0].token_ids``, ``choices[0].logprobs.content``) is kept
+for ``model_step``; ``return_tokens: true`` asks for it (``logprobs`` and ``return_token_ids``).
 """
 
 from __future__ import annotations
@@ -21,15 +23,12 @@ import json
 from types import ModuleType
 from typing import Any, ClassVar
 
-from silo.agents.contract import AgentError, AgentInput
-from silo.agents.endpoints import Endpoint
-from silo.agents.json_client import JsonClient
+from silo.agents.contract import AgentError, AgentInput, ModelError
 from silo.agents.model import (
     DEFAULT_SYSTEM_PROMPT,
     ModelAgent,
     Reply,
     ToolUse,
-    conversation_body,
     conversation_state,
     read_json,
     token_count,
@@ -48,6 +47,7 @@ class OpenAIAgent(ModelAgent):
     """Chat-completions tool-calling loop; see the module docstring for the contract."""
 
     kind: ClassVar[str] = "openai"
+    api: ClassVar[str] = "openai.chat"
     sdk_name: ClassVar[str] = "openai"
     example_model: ClassVar[str] = "gpt-4.1-mini"
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
@@ -59,28 +59,28 @@ class OpenAIAgent(ModelAgent):
         super().__init__(model=model, api_key_env=api_key_env, **settings)
         self._api_key()  # a missing key is a run that could not start, not a failed one
 
-    def build_client(self, sdk: ModuleType, key: str, base_url: str, pool: int) -> Any:
-        """The endpoint's :class:`JsonClient`, configured as the SDK's client would send.
-
-        Shared by every rollout thread (one kept-alive connection per thread), so ``pool`` needs
-        no pool here: :meth:`Endpoint.slot` keeps the requests in flight under it.
-        """
-        configured = sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0)
+    def target(self, sdk: ModuleType, key: str) -> tuple[str, dict[str, str]]:
+        """``{base_url}/chat/completions`` and the headers the SDK's client is configured with."""
+        configured = sdk.OpenAI(api_key=key, base_url=self.where, max_retries=0)
         try:
             headers = {**configured.default_headers, **configured.auth_headers}
             url = f"{str(configured.base_url).rstrip('/')}/chat/completions"
         finally:
             configured.close()
         fixed = {name: value for name, value in headers.items() if isinstance(value, str)}
-        try:
-            return JsonClient(url, fixed)
-        except ValueError as exc:  # a header that cannot be sent (a line break in the key)
-            raise AgentError(f"the {self.kind} agent cannot reach {self.where}: {exc}") from None
+        for name, value in fixed.items():
+            if any(c in name or c in value for c in "\r\n\0"):
+                raise AgentError(
+                    f"the {self.kind} agent cannot reach {self.where}: the HTTP header {name!r} "
+                    "holds a line break"
+                )
+        return url, fixed
 
     def start(self, inp: AgentInput) -> dict[str, Any]:
         """The system and user messages, and the request fields every turn repeats."""
+        system = self.system_prompt or DEFAULT_SYSTEM_PROMPT
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": self.system_prompt or DEFAULT_SYSTEM_PROMPT},
+            {"role": "system", "content": system},
             {"role": "user", "content": inp.task},
         ]
         fields: dict[str, Any] = {"model": self.model}
@@ -96,20 +96,22 @@ class OpenAIAgent(ModelAgent):
         ):
             if value is not None:
                 fields[name] = value
+        if self.return_tokens:  # vLLM's names; SGLang's OpenAI server reads logprobs too
+            fields["logprobs"] = True
+            fields["return_token_ids"] = True
         fields.update(self.extra_body or {})  # extra fields win, as the SDK's extra_body does
-        return conversation_state(messages, fields, inp.tools)
+        return conversation_state(messages, fields, inp.tools, system, system_messages=1)
 
-    def request(self, endpoint: Endpoint, state: dict[str, Any], timeout: float) -> Reply:
-        """One chat completion: a body serialised here, the JSON answer read into a Reply."""
-        answer = endpoint.client.post(conversation_body(endpoint, state, _function_tool), timeout)
-        return self._reply(read_json(answer.body, self.where, "a chat completion"))
+    def read_reply(self, answer: bytes) -> Reply:
+        """A chat completion's JSON answer as a Reply (token data kept when sent)."""
+        return self._reply(read_json(answer, self.where, "a chat completion"))
 
     def _reply(self, completion: dict[str, Any]) -> Reply:
         choices = completion.get("choices")
         choice = choices[0] if isinstance(choices, list) and choices else None
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(choice, dict) or not isinstance(message, dict):
-            raise AgentError(
+            raise ModelError(
                 f"the model endpoint at {self.where} returned no choices; "
                 "check that agent.model is a chat model"
             )
@@ -139,24 +141,34 @@ class OpenAIAgent(ModelAgent):
             finish_reason=finish,
             usage={name: token_count(usage.get(field)) for name, field in _USAGE_FIELDS},
             message=message,
+            tokens=_tokens(completion, choice),
         )
 
-    def add_reply(self, state: dict[str, Any], reply: Reply) -> None:
+    def reply_message(self, reply: Reply) -> dict[str, Any]:
         """The assistant turn with its tool calls, as the API expects it back."""
-        state["messages"].append(
-            {
-                "role": "assistant",
-                "content": reply.text,
-                "tool_calls": [
-                    {
-                        "id": use.id,
-                        "type": "function",
-                        "function": {"name": use.name, "arguments": use.arguments},
-                    }
-                    for use in reply.tool_uses
-                ],
-            }
-        )
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.tool_uses:
+            message["tool_calls"] = [
+                {
+                    "id": use.id,
+                    "type": "function",
+                    "function": {"name": use.name, "arguments": use.arguments},
+                }
+                for use in reply.tool_uses
+            ]
+        return message
+
+    @staticmethod
+    def render_tool(spec: dict[str, Any]) -> dict[str, Any]:
+        """One environment tool as a chat-completions function tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": spec["name"],
+                "description": spec.get("description", ""),
+                "parameters": spec.get("inputSchema") or {"type": "object"},
+            },
+        }
 
     def add_results(self, state: dict[str, Any], results: list[tuple[ToolUse, str, bool]]) -> None:
         """One ``tool`` message per call, in the order the model made them."""
@@ -164,16 +176,26 @@ class OpenAIAgent(ModelAgent):
             state["messages"].append({"role": "tool", "tool_call_id": use.id, "content": content})
 
 
-def _function_tool(spec: dict[str, Any]) -> dict[str, Any]:
-    """One environment tool as a chat-completions function tool."""
-    return {
-        "type": "function",
-        "function": {
-            "name": spec["name"],
-            "description": spec.get("description", ""),
-            "parameters": spec.get("inputSchema") or {"type": "object"},
-        },
-    }
+def _tokens(completion: dict[str, Any], choice: dict[str, Any]) -> dict[str, list[Any]]:
+    """The token data a vLLM-style answer carries: prompt and completion ids, logprobs."""
+    found: dict[str, list[Any]] = {}
+    prompt_ids = completion.get("prompt_token_ids", choice.get("prompt_token_ids"))
+    if isinstance(prompt_ids, list) and _ints(prompt_ids):
+        found["promptTokenIds"] = prompt_ids
+    token_ids = choice.get("token_ids")
+    if isinstance(token_ids, list) and _ints(token_ids):
+        found["tokenIds"] = token_ids
+    logprobs = choice.get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if isinstance(content, list) and content:
+        values = [item.get("logprob") if isinstance(item, dict) else None for item in content]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            found["logprobs"] = values
+    return found
+
+
+def _ints(values: list[Any]) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
 def _function(call: Any) -> tuple[str, str]:

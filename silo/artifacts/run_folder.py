@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-from silo import held_io
 from silo.artifacts.documents import SCHEMA_VERSION, CheckDocument, ResultDocument
 from silo.errors import ArtifactError
 from silo.verifiers import Score
@@ -85,7 +84,7 @@ def allocate_run_dir(runs_dir: Path, prefix: str = "run") -> tuple[str, Path]:
     while True:
         run_id = new_run_id(prefix)
         try:
-            held_io.mkdir(os.path.join(base, run_id))
+            os.mkdir(os.path.join(base, run_id))
         except FileExistsError:
             continue
         except FileNotFoundError:  # no runs folder yet (or removed since): make it, then retry

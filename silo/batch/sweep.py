@@ -32,7 +32,6 @@ from silo.batch.summary import run_folders
 from silo.errors import ArtifactError, ConfigError, SiloError
 from silo.loading.environment import Environment, load_environment
 from silo.rollout.on_worker import start_task
-from silo.rollout.placement import UNPLACED, Placement, checked_policy, choose_placement
 from silo.rollout.run import Interrupt, RolloutResult
 from silo.world.pool import WorldPools
 
@@ -236,7 +235,6 @@ def run_points(
     resume: bool = False,
     progress: Any = "auto",
     max_concurrency: int = 1,
-    cpu_affinity: str = "auto",
     shared_group: bool = False,
 ) -> list[Outcome]:
     """Run every point ``runs`` times, up to ``max_concurrency`` rollouts in flight at once.
@@ -246,9 +244,7 @@ def run_points(
     its timeout without holding up the others. Outcomes, ``infra-errors.jsonl``,
     ``resumed.jsonl`` and progress come in (point, repeat) order whatever finished first.
     Ctrl-C stops starting rollouts, ends those in flight as ``interrupted`` with complete
-    records, then raises ``KeyboardInterrupt``; ``resume`` finishes the rest. ``cpu_affinity``
-    says which rollouts in flight share one CPU (``auto``, ``one`` or ``none``: see
-    :mod:`silo.rollout.placement`); one at a time, threads are left where the OS puts them.
+    records, then raises ``KeyboardInterrupt``; ``resume`` finishes the rest.
 
     Each call is a batch of its own: a ``group_dir`` that already holds an earlier batch's
     rollouts is refused (``group_not_new``) unless ``resume`` continues it, so a summary never
@@ -256,10 +252,8 @@ def run_points(
     folder together (the sweep checks it once, before its first job).
     """
     limit = concurrency(max_concurrency)
-    policy = checked_policy(cpu_affinity)  # a bad value is one line even one at a time
     if not (resume or shared_group):
         refuse_earlier_group(group_dir)
-    placement = choose_placement(policy) if limit > 1 else UNPLACED
     project = Path(project_dir).resolve()
     try:
         group_dir.mkdir(parents=True, exist_ok=True)
@@ -269,7 +263,7 @@ def run_points(
     if resume:  # the group's own rollouts first: a continued group counts each once
         done_before.update(completed_points(group_dir))
     bar = _Progress(len(points) * runs, progress)
-    sweep = _Sweep(project, group_dir, group_id, bar, placement)
+    sweep = _Sweep(project, group_dir, group_id, bar)
     jobs = _plan(points, runs, project, done_before)
     if limit == 1:
         for job in jobs:
@@ -323,11 +317,8 @@ def _outcome(job: _Job, result: RolloutResult) -> Outcome:
 class _Sweep:
     """The running state of one ``run_points`` call: its pools, stop request and outcomes."""
 
-    def __init__(
-        self, project: Path, group_dir: Path, group_id: str, bar: _Progress, placement: Placement
-    ) -> None:
+    def __init__(self, project: Path, group_dir: Path, group_id: str, bar: _Progress) -> None:
         self.project, self.group_dir, self.group_id, self.bar = project, group_dir, group_id, bar
-        self.placement = placement  # which rollouts in flight share a CPU
         self.worlds = WorldPools()  # this sweep's worlds: one per rollout in flight, reused
         self.interrupt = Interrupt()
         self.outcomes: list[Outcome] = []
@@ -418,12 +409,8 @@ class _InFlight:
         """Start the jobs in plan order, up to ``limit`` at once; emit outcomes in that order.
 
         After a failure (or Ctrl-C) no rollout starts, and those in flight are waited for.
-        This thread, Silo's own and the sweep's alone, runs on the shared CPU when there is
-        one (every rollout ends with a hand-off to it); the worker threads it starts leave
-        that CPU when their rollout does not share it.
         """
         sweep = self.sweep
-        sweep.placement.enter()  # the thread ends with the sweep: nothing to give back
         ready: dict[int, tuple[_Job, Outcome]] = {}
         next_index = 0
         try:
@@ -456,7 +443,7 @@ class _InFlight:
         )  # fmt: skip
         start_task(
             partial(self._ended, job), **arguments, project_dir=sweep.project,
-            worlds=sweep.worlds, interrupt=sweep.interrupt, placement=sweep.placement,
+            worlds=sweep.worlds, interrupt=sweep.interrupt,
         )  # fmt: skip
         self.in_flight += 1
 

@@ -14,7 +14,14 @@ the rollout's deadline (``timeout``), and when the agent has still not returned
 on a thread of its own, so a hung agent (CPU loop, blocking sleep, ``async`` code that never
 awaits) ends as ``timeout`` within the same ``timeout_ms`` + 1 s as under ``run_task``, and
 holds up nothing but itself. An :class:`~silo.rollout.run.Interrupt` ends the agent the same
-way as ``interrupted``. Exactly one of the agent's thread and the abandoning one records the
+way as ``interrupted``.
+
+Silo's model agents (:func:`~silo.agents.model_loop.loop_native`) leave the worker thread once
+the rollout is open: their conversation runs as a task of the process's model loop, which
+records the rollout when it ends, and the deadline or interrupt cancels that task, so thousands
+in flight cost no thread each. A conversational rollout whose simulated user is not
+deterministic (a model playing the user answers synchronously, from the agent's side) keeps the
+worker thread. Exactly one of the agent's thread and the abandoning one records the
 rollout: the first to claim it under the rollout's lock. Measured against a driver thread per
 rollout waiting on the agent (docs/performance.md), this saves two thread wake-ups and a
 hand-off per rollout.
@@ -22,7 +29,9 @@ hand-off per rollout.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -30,11 +39,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
+from silo.agents.contract import RunLimitError
+from silo.agents.model_loop import loop_native, model_loop
 from silo.agents.resolve import ResolvedAgent
 from silo.loading.environment import Environment
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
 from silo.rollout.deadlines import DEADLINES, Deadline
-from silo.rollout.placement import UNPLACED, Placement
 from silo.rollout.run import (
     GRACE_S,
     TOOL_WAIT_S,
@@ -61,17 +71,14 @@ def start_task(
     budget: Budget | Mapping[str, Any] | None = None,
     *,
     interrupt: Interrupt | None = None,
-    placement: Placement = UNPLACED,
     **settings: Unpack[TaskSettings],
 ) -> None:
     """Run ``run_task(env, task, agent, budget, **settings)`` on an agent worker thread.
 
-    Returns at once; ``done`` is called once, on whichever thread ends the rollout. With a
-    ``placement`` that pins the rollout's agent, its thread runs on the shared CPU from the
-    moment the rollout is open until it is recorded (see :mod:`silo.rollout.placement`).
+    Returns at once; ``done`` is called once, on whichever thread ends the rollout.
     """
     opener = partial(open_task, env, task, agent, budget, **settings)
-    job = _OnItsWorker(done, opener, settings.get("seed", 0), interrupt, placement)
+    job = _OnItsWorker(done, opener, settings.get("seed", 0), interrupt)
     WORKERS.start(job, "silo-agent")
 
 
@@ -83,8 +90,8 @@ class _OnItsWorker(AgentOutcome):
         "opener",
         "seed",
         "interrupt",
-        "placement",
         "rollout",
+        "task",
         "_claim",
         "_claimed_by",
         "_deadline",
@@ -96,33 +103,63 @@ class _OnItsWorker(AgentOutcome):
         opener: Callable[[], tuple[Rollout, ResolvedAgent]],
         seed: int,
         interrupt: Interrupt | None,
-        placement: Placement = UNPLACED,
     ) -> None:
         super().__init__()
         self.done, self.opener, self.seed, self.interrupt = done, opener, seed, interrupt
-        self.placement = placement
         self.rollout: Rollout | None = None
+        self.task: asyncio.Task[Any] | None = None  # the agent's, on the model loop
         self._claim = threading.Lock()
         self._claimed_by: str | None = None  # "agent" (it returned) or "abandon"
         self._deadline: Deadline | None = None
 
     def __call__(self) -> bool:
         """The worker's job; False when the agent was abandoned (its thread then retires)."""
-        placement = self.placement
         try:
             rollout, agent = self.opener()
         except BaseException as exc:  # noqa: BLE001 - could not start: the caller reports it
-            placement.leave()  # a thread the sweep's confined control thread started
             self.done(exc)
             return True
-        if not placement.pins(agent.fn):
-            placement.leave()  # as above: the rollout runs where the OS puts it
-            return self._run(rollout, agent)
-        placement.enter()
+        arun = loop_native(agent.fn)
+        conversation = rollout.conversation
+        if arun is not None and (conversation is None or conversation.user.deterministic):
+            self.rollout = rollout
+            model_loop().call_soon_threadsafe(self._start_on_loop, rollout, arun)
+            return True
+        return self._run(rollout, agent)
+
+    def _start_on_loop(self, rollout: Rollout, arun: Callable[[Any], Any]) -> None:
+        """On the model loop: start the agent's task, its deadline and interrupt watched."""
         try:
-            return self._run(rollout, agent)
-        finally:
-            placement.leave()  # the thread's next job starts where the OS puts it
+            context = contextvars.Context()
+            context.run(ACTIVE_ROLLOUT.set, rollout)
+            inp = agent_input(rollout, self.seed)
+            self.task = asyncio.get_running_loop().create_task(arun(inp), context=context)
+            self.task.add_done_callback(self._task_ended)
+            self._deadline = DEADLINES.at(rollout.deadline, self._expired)
+            if self.interrupt is not None:
+                self.interrupt.watch(self._interrupted)
+        except BaseException as exc:  # noqa: BLE001 - still a record, as on a worker
+            self._failed_to_start(rollout, exc)
+
+    def _task_ended(self, task: asyncio.Task[Any]) -> None:
+        """On the model loop: the agent's task returned, raised or was cancelled; record it."""
+        rollout = self.rollout
+        assert rollout is not None
+        if task.cancelled():
+            reason = rollout.bridge.reason or "cancelled"
+            returned, value = False, None
+            error: BaseException | None = RunLimitError(reason, f"the run was stopped ({reason})")
+        else:
+            error = task.exception()
+            returned, value = error is None, None if error is not None else task.result()
+        rollout.bridge.end("completed")  # no call is made for an agent that returned
+        with self._claim:
+            if self._claimed_by is not None:  # abandoned: the record is being written
+                return
+            self._claimed_by = "agent"
+            self.has_returned, self.returned, self.error = returned, value, error
+        self._stop_watching()
+        self._record(rollout, rollout.stop_calls(TOOL_WAIT_S))
 
     def _run(self, rollout: Rollout, agent: ResolvedAgent) -> bool:
         self.rollout = rollout
@@ -134,11 +171,7 @@ class _OnItsWorker(AgentOutcome):
             if self.interrupt is not None:
                 self.interrupt.watch(self._interrupted)
         except BaseException as exc:  # noqa: BLE001 - e.g. no thread left: still a record
-            self._claimed_by = "agent"
-            self._stop_watching()
-            with contextlib.suppress(BaseException):  # the first failure is the one to report
-                rollout.finish("agent_error", "the run failed before it finished", None, False)
-            self.done(exc)
+            self._failed_to_start(rollout, exc)
             return True
         returned, value, error = call_agent(agent, inp)
         rollout.bridge.end("completed")  # no call is made for an agent that returned
@@ -151,6 +184,13 @@ class _OnItsWorker(AgentOutcome):
         self._record(rollout, rollout.stop_calls(TOOL_WAIT_S))
         return True
 
+    def _failed_to_start(self, rollout: Rollout, exc: BaseException) -> None:
+        self._claimed_by = "agent"
+        self._stop_watching()
+        with contextlib.suppress(BaseException):  # the first failure is the one to report
+            rollout.finish("agent_error", "the run failed before it finished", None, False)
+        self.done(exc)
+
     def _expired(self) -> None:
         """On the timer thread at the deadline: end the bridge; abandon the agent soon after."""
         self._end("timeout")
@@ -162,6 +202,9 @@ class _OnItsWorker(AgentOutcome):
         rollout = self.rollout
         assert rollout is not None  # deadlines and interrupts are watched once it is open
         rollout.bridge.end(reason)
+        task = self.task
+        if task is not None:  # a coroutine waiting on its endpoint stops at once
+            model_loop().call_soon_threadsafe(task.cancel)
         DEADLINES.at(time.monotonic() + GRACE_S, self._abandon)
 
     def _abandon(self) -> None:

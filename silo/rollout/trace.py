@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from silo import held_io
-from silo.jsonio import compact_encoder
+from silo.jsonio import compact_encoder, create_file, write_all
 
 __all__ = ["Timestamps", "TraceWriter", "event_json", "utc_now_iso"]
 
@@ -131,16 +130,14 @@ def _tool_line(
 class TraceWriter:
     """One rollout's trace: a file it streams to, or lines kept in memory (``path`` None)."""
 
-    __slots__ = ("seq", "stamps", "_fd", "_lines", "_write_all")
+    __slots__ = ("seq", "stamps", "_fd", "_lines")
 
     def __init__(self, path: str | Path | None) -> None:
         self.seq = 0
         self.stamps = Timestamps()
         # A raw descriptor: each line is one write(2), which is what a flush per line costs
         # anyway, without the buffered text layer in between. Closed by close().
-        self._fd: int | None = held_io.create(os.fspath(path)) if path else None
-        # Chosen once: with many rollouts in flight, lines are written keeping the GIL.
-        self._write_all = held_io.writer()
+        self._fd: int | None = create_file(os.fspath(path)) if path else None
         # In memory, a tool event is kept as the arguments of _tool_line until lines is read.
         self._lines: list[Any] = []
 
@@ -171,7 +168,7 @@ class TraceWriter:
         if fd is None:
             self._lines.append(line)
             return
-        self._write_all(fd, (line + "\n").encode("utf-8"))
+        write_all(fd, (line + "\n").encode("utf-8"))
 
     def event(self, kind: str, fields: dict[str, Any]) -> None:
         """Write one event: ``seq``, ``type`` and ``at`` first, then ``fields``."""
@@ -208,7 +205,7 @@ class TraceWriter:
         if fd is None:
             self._lines.append(f"{start}{raw}}}")
             return
-        self._write_all(fd, b"".join((start.encode("utf-8"), raw_utf8, b"}\n")))
+        write_all(fd, b"".join((start.encode("utf-8"), raw_utf8, b"}\n")))
 
     # The two events of every tool call (twice per call: every copy saved shows in the
     # per-call overhead). In memory they are recorded as fields and rendered when read.
@@ -239,5 +236,5 @@ class TraceWriter:
     def close(self) -> None:
         """Close the trace file (kept lines stay readable); safe to call twice."""
         if self._fd is not None:
-            held_io.close(self._fd)
+            os.close(self._fd)
             self._fd = None

@@ -6,7 +6,8 @@ with one completion from a model whose system prompt is built from the task's ``
 only when asked, how to end). The conversation is sent with the roles swapped: the agent's
 messages as ``user`` turns, the user's own as ``assistant`` turns. The model ends the
 conversation by putting :data:`STOP` in its reply (removed from the text the agent gets). Every
-completion goes through the agents' shared endpoints (one client, backoff, adaptive limit) and
+completion goes through the agents' shared endpoints on the model loop (one session, backoff,
+adaptive limit) and
 is traced as a ``user_model_step`` event (retries as ``user_model_retry``), shaped like the
 agent's ``model_step``. The request seed is ``user.seed`` when set, else the rollout's seed, and
 ``identity`` records it. Any failure of the endpoint raises :class:`UserFailure`.
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from silo.agents.anthropic import AnthropicAgent
-from silo.agents.contract import AgentError, AgentInput, RunLimitError
+from silo.agents.contract import AgentError, AgentInput, ModelError, RunLimitError
 from silo.agents.model import ModelAgent
 from silo.agents.openai import OpenAIAgent
 from silo.tasks import UserSpec
@@ -95,7 +96,7 @@ class ModelUser:
                 role = "user" if message.get("role") == "agent" else "assistant"
                 state["messages"].append({"role": role, "content": str(message.get("text", ""))})
             reply = agent.complete(inp, state)
-        except AgentError as exc:
+        except (AgentError, ModelError) as exc:
             raise UserFailure(
                 f"the user model failed: {str(exc).replace('agent.', 'user.')}"
             ) from None

@@ -8,6 +8,7 @@ of a process.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -208,14 +209,17 @@ def test_rollouts_of_a_process_share_one_endpoint(
         first, second = agent_for(api, server), agent_for(api, server)
         run(tmp_path, first)
         run(tmp_path, second)
-        built: list[int] = []
-        endpoint = shared_endpoint(api.name, server.base_url, KEY, 256, lambda n: built.append(n))
-    assert built == []  # the two rollouts already built this endpoint's one client
-    assert (
-        type(endpoint.client).__name__
-        == {"openai": "JsonClient", "anthropic": "Anthropic"}[api.name]
-    )
-    assert endpoint.limit == 256
+        built: list[str] = []
+
+        def build() -> tuple[str, dict[str, str]]:
+            built.append("again")
+            return "", {}
+
+        endpoint = shared_endpoint(api.name, server.base_url, KEY, None, build)
+    assert built == []  # the two rollouts already built this endpoint's one session
+    route = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}[api.name]
+    assert endpoint.url.endswith(route) and endpoint.headers  # the SDK's URL and headers
+    assert endpoint.max_connections is None and endpoint.limit > 2048  # no silent cap
 
 
 def test_a_rate_limit_slows_every_rollout_down_together(
@@ -250,7 +254,7 @@ def test_a_rate_limit_slows_every_rollout_down_together(
                     reply = api.error(429, "slow down")
                     reply.headers["retry-after"] = "0.6"
                     return reply
-            endpoint = shared_endpoint(api.name, server.base_url, KEY, 256, lambda n: None)
+            endpoint = shared_endpoint(api.name, server.base_url, KEY, None, lambda: ("", {}))
             waited = time.monotonic() + 10
             while endpoint.cooling_for == 0 and time.monotonic() < waited:
                 time.sleep(0.01)
@@ -272,47 +276,73 @@ def test_a_rate_limit_slows_every_rollout_down_together(
 
 
 def test_endpoint_cool_down_and_adaptive_limit() -> None:
-    endpoint = Endpoint(client=None, max_connections=8)
+    endpoint = Endpoint("http://127.0.0.1:9/v1/x", {}, max_connections=8)
     signal = CancelSignal()
-    endpoint.overloaded(0.3, rate_limited=True)
-    assert endpoint.limit == 4 and endpoint.cooling_for > 0.2
-    started = time.monotonic()
-    with endpoint.slot(time.monotonic() + 5, signal):
-        waited = time.monotonic() - started
-    assert 0.25 <= waited < 1.0
-    for _ in range(10):
-        endpoint.succeeded()
-    assert endpoint.limit == 8  # grows back, never past the pool
-    endpoint.overloaded(5.0, rate_limited=False)
-    with pytest.raises(RunLimitError) as stopped, endpoint.slot(time.monotonic() + 0.2, signal):
-        pass
-    assert stopped.value.reason == "timeout"
+
+    async def scenario() -> float:
+        endpoint.overloaded(0.3, rate_limited=True)  # nothing in flight: the limit floors at 1
+        assert endpoint.limit == 1 and endpoint.cooling_for > 0.2
+        started = time.monotonic()
+        async with endpoint.slot(time.monotonic() + 5, signal):
+            waited = time.monotonic() - started
+        for _ in range(10):
+            endpoint.succeeded()
+        assert endpoint.limit == 8  # grows back, never past the pool
+        endpoint.overloaded(5.0, rate_limited=False)
+        with pytest.raises(RunLimitError) as stopped:
+            async with endpoint.slot(time.monotonic() + 0.2, signal):
+                pass
+        assert stopped.value.reason == "timeout"
+        return waited
+
+    assert 0.25 <= asyncio.run(scenario()) < 1.0
+
+
+def test_a_rate_limit_halves_what_was_in_flight() -> None:
+    endpoint = Endpoint("http://127.0.0.1:9/v1/x", {}, max_connections=None)
+    signal = CancelSignal()
+
+    async def scenario() -> int:
+        holding = [endpoint.slot(time.monotonic() + 5, signal) for _ in range(8)]
+        for slot in holding:
+            await slot.__aenter__()
+        endpoint.overloaded(0.0, rate_limited=True)
+        for slot in holding:
+            await slot.__aexit__(None, None, None)
+        return endpoint.limit
+
+    assert asyncio.run(scenario()) == 4
 
 
 def test_a_full_endpoint_admits_no_more_than_its_limit() -> None:
-    endpoint = Endpoint(client=None, max_connections=2)
+    endpoint = Endpoint("http://127.0.0.1:9/v1/x", {}, max_connections=2)
     signal = CancelSignal()
-    holding = threading.Event()
-    release = threading.Event()
 
-    def hold() -> None:
-        with endpoint.slot(time.monotonic() + 5, signal):
-            holding.set()
-            release.wait(5)
+    async def scenario() -> None:
+        release = asyncio.Event()
+        holding = asyncio.Event()
+        held = 0
 
-    workers = [threading.Thread(target=hold) for _ in range(2)]
-    for worker in workers:
-        worker.start()
-    holding.wait(5)
-    time.sleep(0.05)
-    # Both slots are held until the deadline passes.
-    with pytest.raises(RunLimitError), endpoint.slot(time.monotonic() + 0.2, signal):
-        pass
-    release.set()
-    for worker in workers:
-        worker.join(5)
-    with endpoint.slot(time.monotonic() + 1, signal):
-        pass
+        async def hold() -> None:
+            nonlocal held
+            async with endpoint.slot(time.monotonic() + 5, signal):
+                held += 1
+                if held == 2:
+                    holding.set()
+                await release.wait()
+
+        holders = [asyncio.create_task(hold()) for _ in range(2)]
+        await asyncio.wait_for(holding.wait(), 5)
+        # Both slots are held until the deadline passes.
+        with pytest.raises(RunLimitError):
+            async with endpoint.slot(time.monotonic() + 0.2, signal):
+                pass
+        release.set()
+        await asyncio.gather(*holders)
+        async with endpoint.slot(time.monotonic() + 1, signal):
+            pass
+
+    asyncio.run(scenario())
 
 
 def test_anthropic_pause_turn_is_sent_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -332,13 +362,13 @@ def test_an_answer_that_is_not_the_api_s_shape_is_one_line(
 ) -> None:
     with api.server([Reply(200, body)]) as server:
         result = run(tmp_path, agent_for(api, server))
-    assert result.termination_reason == "agent_error"
+    assert result.termination_reason == "model_error"  # the endpoint's failure, not the model's
     assert result.error is not None and "\n" not in result.error
     assert server.base_url.split("/v1")[0] in result.error
 
 
 def test_tool_specs_are_serialised_once_per_endpoint() -> None:
-    endpoint = Endpoint(client=None, max_connections=4)
+    endpoint = Endpoint("http://127.0.0.1:9/v1/x", {}, max_connections=4)
     schema = {"type": "object", "properties": {"id": {"type": "string"}}}
     specs = [{"name": "get", "description": "Get one.", "inputSchema": schema}]
     rendered: list[str] = []

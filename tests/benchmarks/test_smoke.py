@@ -25,7 +25,7 @@ SCRIPTS = {
     "bench_sweeps.py": "ratio joblib(2)/basic launcher rate = ",
     "bench_memory.py": "ratio peak_rss(",
     "bench_baselines.py": "ratio check/rollouts (in process) = ",
-    "bench_concurrency.py": "ratio async script: wall / ideal = ",
+    "bench_concurrency.py": "ratio openai CPU per rollout / (a + 4b) = ",
     "bench_viewer.py": "site build: ",
     "bench_erp.py": "tool spec offered to a model",
 }

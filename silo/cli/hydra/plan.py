@@ -20,7 +20,6 @@ from silo.batch.sweep import concurrency
 from silo.errors import ConfigError
 from silo.loading.environment import Environment, load_environment
 from silo.loading.project import default_environment
-from silo.rollout.placement import checked_policy
 from silo.rollout.run import Budget
 from silo.users.resolve import resolve_user
 from silo.variants import instance_id, random_instance
@@ -40,7 +39,6 @@ class Plan:
     progress: Any
     runs_dir: Path
     max_concurrency: int = 1
-    cpu_affinity: str = "auto"
     judges: tuple[str, ...] = ()  # judge=: graders of the tasks' rubric items, after the runs
     prices: PriceTable = field(default_factory=dict)  # pricing=: estimatedCost in run.json
 
@@ -132,7 +130,6 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         progress=cfg.get("progress", "auto"),
         runs_dir=Path(str(cfg.get("runs_dir") or project / ".silo" / "runs")),
         max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
-        cpu_affinity=checked_policy(cfg.get("cpu_affinity", "auto")),
         judges=_judges(cfg.get("judge")),
         prices=price_table(cfg.get("pricing")),
     )

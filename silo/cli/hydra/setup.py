@@ -46,7 +46,6 @@ RUN_KEYS = (  # the top-level keys of silo-run's primary config (silo/_main/silo
     "fail_on_error",
     "progress",
     "max_concurrency",
-    "cpu_affinity",
     "runs_dir",
     "hydra",
     "sweep",
