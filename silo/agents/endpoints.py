@@ -41,6 +41,7 @@ import orjson
 
 from silo.agents.contract import CancelSignal, RunLimitError
 from silo.agents.model_loop import at_exit
+from silo.errors import SiloException
 
 __all__ = [
     "MAX_ANSWER_BYTES",
@@ -67,7 +68,7 @@ _MAX_FRAGMENTS = 4096
 _UNLIMITED = 1 << 20
 
 
-class NoAnswer(Exception):
+class NoAnswer(SiloException):
     """A request that got no HTTP answer; the message says why in one line."""
 
 
@@ -83,7 +84,7 @@ class ReadFailed(NoAnswer):
     """The connection broke, or the answer was too large."""
 
 
-class StatusError(Exception):
+class StatusError(SiloException):
     """The endpoint answered with an HTTP error status; ``detail`` is its message."""
 
     def __init__(self, status: int, detail: str, headers: Mapping[str, str]) -> None:

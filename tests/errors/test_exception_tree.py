@@ -15,11 +15,6 @@ from silo.world.tracked import StateMutationError
 
 PACKAGE = Path(silo.__file__).resolve().parent
 
-# Modules the event-loop issue deletes (silo/agents/wire.py, json_client.py): their transport
-# errors never leave the model agents, which turn them into ModelError. Drop once they are gone.
-LEAVING = {"silo.agents.wire", "silo.agents.json_client"}
-
-
 def _looks_like_exception(node: ast.ClassDef) -> bool:
     bases = [ast.unparse(base) for base in node.bases]
     return any(base.endswith(("Error", "Exception", "Failure")) for base in bases)
@@ -30,8 +25,6 @@ def _public_exception_classes() -> list[type[BaseException]]:
     for path in sorted(PACKAGE.rglob("*.py")):
         module = ".".join(("silo", *path.relative_to(PACKAGE).with_suffix("").parts))
         module = module.removesuffix(".__init__")
-        if module in LEAVING:
-            continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         classes = [
             node

@@ -126,9 +126,11 @@ def test_a_process_that_ran_async_agents_on_many_workers_exits_quietly(
 
     script = tmp_path / "many.py"
     script.write_text(_MANY_ASYNC_ROLLOUTS)
-    for _ in range(3):  # what is left at exit is collected in no fixed order
+    for attempt in range(3):  # what is left at exit is collected in no fixed order
+        work = tmp_path / f"attempt-{attempt}"  # each run_points call is a group of its own
+        work.mkdir()
         done = subprocess.run(
-            [sys.executable, str(script), str(toy_project), str(tmp_path)],
+            [sys.executable, str(script), str(toy_project), str(work)],
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
