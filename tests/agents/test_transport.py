@@ -113,7 +113,7 @@ def test_no_answer_within_the_read_timeout_is_a_read_timeout(
         started = time.monotonic()
         with pytest.raises(httpx2.ReadTimeout):
             client.post(_url(server), content=b"{}")
-    assert time.monotonic() - started < 0.9
+    assert time.monotonic() - started < 1.0  # it gave up before the server answered
 
 
 def test_an_ipv6_host_is_reached_on_its_port() -> None:

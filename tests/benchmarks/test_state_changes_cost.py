@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.waiting import SAFETY_S
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -15,7 +17,7 @@ def test_state_changes_cost_runs_quick_and_prints_its_ratio() -> None:
         cwd=BENCH,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_S,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr

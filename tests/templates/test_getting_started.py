@@ -13,6 +13,7 @@ import shlex
 from pathlib import Path
 
 from tests.cli._console import run
+from tests.waiting import SAFETY_S
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "getting-started.md"
 SECTION = "## Write your own environment"
@@ -40,7 +41,7 @@ def test_following_the_page_in_a_fresh_folder(tmp_path: Path) -> None:
     commands = _commands()
     assert len(commands) >= 10
     for words, expected in commands:
-        proc = run(words[0], tmp_path, *words[1:], timeout=120)
+        proc = run(words[0], tmp_path, *words[1:], timeout=SAFETY_S)
         assert proc.returncode == expected, (words, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr, proc.stderr
     root = tmp_path / "environments" / "library"
