@@ -15,6 +15,9 @@ import pytest
 
 from tests.waiting import SAFETY_S
 
+# slow: each runs a benchmark script end to end (.ci/run runs them; docs/quality.md)
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "benchmarks"
 

@@ -6,7 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.waiting import SAFETY_S
+
+# slow: a benchmark self-check (.ci/run runs them; docs/quality.md)
+pytestmark = pytest.mark.slow
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 

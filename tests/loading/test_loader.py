@@ -20,7 +20,7 @@ def bind_tools(state):
     return [define_tool(name="get", description="Read A.", input_schema={"type": "object"},
                         run=lambda args: state["items"]["A"])]
 
-verifiers = [define_verifier(id="VER-001", name="A is 1", task_id="TASK-001",
+verifiers = [define_verifier(id="VER-001", name="A is 1",
                              check=lambda final, initial, ctx: [check("A is 1", True)])]
 """
 TASK = {"id": "TASK-001", "title": "T", "instruction": "Read A.", "verifierId": "VER-001"}

@@ -12,8 +12,13 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
+
 from tests.cli._console import run
 from tests.waiting import SAFETY_S
+
+# slow: follows the whole page in a fresh folder (.ci/run runs them; docs/quality.md)
+pytestmark = pytest.mark.slow
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "getting-started.md"
 SECTION = "## Write your own environment"

@@ -67,7 +67,7 @@ ENV_PY = textwrap.dedent(
         return [check("A is 5", final["items"]["A"]["value"] == 5)]
 
 
-    verifiers = [define_verifier("VER-001", "TASK-001", "A set to 5", _a_is_five)]
+    verifiers = [define_verifier("VER-001", "A set to 5", _a_is_five)]
     '''
 ).lstrip()
 

@@ -61,6 +61,7 @@ def _results_by_job(sweep: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow  # two whole sweeps, one under joblib
 def test_batched_joblib_sweep_matches_the_basic_launcher_byte_for_byte(
     toy_project: Path, tmp_path: Path
 ) -> None:
