@@ -1,8 +1,8 @@
 """Every console example in README.md and docs/*.md runs and prints what the page shows.
 
 A console example is a fenced block whose first line starts with ``$ ``: each ``$ command``
-line is followed by the output it shows. The command runs in a fresh empty folder (the
-installed environments answer there, as for a new user), with a placeholder API key so a
+line is followed by the output it shows. The command runs in a fresh empty folder that is its
+project (the installed environments answer there, as for a new user), with a placeholder API key so a
 model agent's example reaches the check it documents without any network. Run ids, times and
 the folder's path are replaced by placeholders on both sides before comparing, and a failure
 names the page, the line and a diff, so whoever changed the output can fix the page fast.
@@ -91,7 +91,8 @@ def test_console_example_prints_what_the_page_shows(example: Example, tmp_path: 
     words = shlex.split(example.command)
     installed = BIN / words[0]
     argv = [str(installed) if installed.is_file() else words[0], *words[1:]]
-    env = {k: v for k, v in os.environ.items() if k != "SILO_PROJECT_DIR"}
+    # The fresh folder is the project, whatever folders above it hold.
+    env = os.environ | {"SILO_PROJECT_DIR": str(tmp_path)}
     env |= {"OPENAI_API_KEY": "sk-doc-example", "ANTHROPIC_API_KEY": "sk-doc-example"}
     proc = subprocess.run(
         argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=SAFETY_S
