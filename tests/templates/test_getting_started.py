@@ -17,9 +17,6 @@ import pytest
 from tests.cli._console import run
 from tests.waiting import SAFETY_S
 
-# slow: follows the whole page in a fresh folder (.ci/run runs them; docs/quality.md)
-pytestmark = pytest.mark.slow
-
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "getting-started.md"
 SECTION = "## Write your own environment"
 
@@ -42,6 +39,7 @@ def test_the_page_uses_the_minimal_template() -> None:
     assert first == ["silo-init", "library", "template=minimal"]
 
 
+@pytest.mark.slow  # the whole page in a fresh folder (.ci/run runs it; docs/quality.md)
 def test_following_the_page_in_a_fresh_folder(tmp_path: Path) -> None:
     commands = _commands()
     assert len(commands) >= 10
