@@ -33,7 +33,11 @@ def one_run(extra: list[str]) -> tuple[float, str, list[str], int]:
     )  # fmt: skip
     wall = time.monotonic() - started
     lines = proc.stdout.splitlines()
-    failed = [line.split()[1] for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    failed = [  # "FAILED <id> - <reason>": an id's parameters may hold spaces
+        line.split(" ", 1)[1].split(" - ", 1)[0]
+        for line in lines
+        if line.startswith(("FAILED ", "ERROR "))
+    ]
     summary = next(
         (line.strip("= ") for line in reversed(lines) if re.search(r"\d+ (passed|failed)", line)),
         f"no summary (exit {proc.returncode}): {proc.stderr.strip()[-300:]}",
