@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,30 @@ def dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
     return proc.pid
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Name a project marker above the temporary folders: tests of an empty folder would find it."""
+    warning = _marker_above_tmp()
+    if warning:
+        terminalreporter.write_line(warning, yellow=True)
+
+
+def _marker_above_tmp() -> str | None:
+    root = Path(tempfile.gettempdir()).resolve()
+    found = [
+        str(folder / marker)
+        for folder in (root, *root.parents)
+        for marker in ("environments", "conf", ".silo")
+        if (folder / marker).is_dir()
+    ]
+    if not found:
+        return None
+    return (
+        f"WARNING: {', '.join(found)} above every test's tmp_path: tests that start in an empty"
+        " folder find it as their project and fail; move it away (or set TMPDIR to a folder"
+        " with no environments/, conf/ or .silo/ above it)"
+    )
 
 
 def script(name: str) -> str:

@@ -15,6 +15,7 @@ from silo.agents.openai import OpenAIAgent
 from silo.agents.random import RandomAgent
 from silo.agents.replay import ReplayAgent
 from silo.agents.resolve import resolve_agent
+from tests.waiting import SAFETY_S
 
 
 def build(name: str, seed: int = 7, **settings: Any) -> Any:
@@ -80,7 +81,7 @@ def test_missing_setting_on_the_command_line_is_one_line(
         cwd=toy_project,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_S,
     )
     assert done.returncode == 2  # could not start: a config mistake, not an agent failure
     assert done.stderr.count("\n") == 1 and expected in done.stderr

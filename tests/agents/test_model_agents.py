@@ -29,6 +29,7 @@ from silo.agents.contract import AgentError, CancelSignal, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
 from silo.agents.model import ModelAgent, tools_json
 from silo.agents.openai import OpenAIAgent
+from tests.waiting import SHORT_SAFETY_S, wait_until
 
 KEY_ENV = "SILO_TEST_MODEL_KEY"
 KEY = "sk-test-0b5e7d2f-never-log-me"
@@ -97,7 +98,7 @@ def agent_for(api: Api, server: Any, **settings: Any) -> ModelAgent:
     return api.agent(model="fake-model", api_key_env=KEY_ENV, base_url=server.base_url, **settings)
 
 
-def run(tmp_path: Path, agent: Any, timeout_ms: int = 20000) -> Any:
+def run(tmp_path: Path, agent: Any, timeout_ms: int = 120_000) -> Any:
     return silo.run_task(
         ENV,
         TASK,
@@ -247,7 +248,7 @@ def test_a_rate_limit_slows_every_rollout_down_together(
                 retry = len(first_requests) > rollouts
             if retry:
                 return api.final("done")
-            arrived.wait(10)
+            assert arrived.wait(SHORT_SAFETY_S), "waited for every rollout's first turn"
             with lock:
                 if not limited:
                     limited.append(time.monotonic())
@@ -255,9 +256,7 @@ def test_a_rate_limit_slows_every_rollout_down_together(
                     reply.headers["retry-after"] = "0.6"
                     return reply
             endpoint = shared_endpoint(api.name, server.base_url, KEY, None, lambda: ("", {}))
-            waited = time.monotonic() + 10
-            while endpoint.cooling_for == 0 and time.monotonic() < waited:
-                time.sleep(0.01)
+            wait_until(lambda: endpoint.cooling_for > 0, "the 429 to start the cool-down")
             return api.call(solution.calls[0])
         return api.final("done")
 
@@ -269,7 +268,7 @@ def test_a_rate_limit_slows_every_rollout_down_together(
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(30)
+            thread.join(SHORT_SAFETY_S)
     after = sorted(r["at"] - limited[0] for r in server.requests if r["at"] > limited[0])
     assert len(after) == rollouts, after  # five second turns and the retried first turn
     assert all(delay >= 0.55 for delay in after), after
@@ -283,7 +282,7 @@ def test_endpoint_cool_down_and_adaptive_limit() -> None:
         endpoint.overloaded(0.3, rate_limited=True)  # nothing in flight: the limit floors at 1
         assert endpoint.limit == 1 and endpoint.cooling_for > 0.2
         started = time.monotonic()
-        async with endpoint.slot(time.monotonic() + 5, signal):
+        async with endpoint.slot(time.monotonic() + SHORT_SAFETY_S, signal):
             waited = time.monotonic() - started
         for _ in range(10):
             endpoint.succeeded()
@@ -295,7 +294,7 @@ def test_endpoint_cool_down_and_adaptive_limit() -> None:
         assert stopped.value.reason == "timeout"
         return waited
 
-    assert 0.25 <= asyncio.run(scenario()) < 1.0
+    assert asyncio.run(scenario()) >= 0.25  # it waited out the cool-down (the deadline bounds it)
 
 
 def test_a_rate_limit_halves_what_was_in_flight() -> None:
@@ -303,7 +302,7 @@ def test_a_rate_limit_halves_what_was_in_flight() -> None:
     signal = CancelSignal()
 
     async def scenario() -> int:
-        holding = [endpoint.slot(time.monotonic() + 5, signal) for _ in range(8)]
+        holding = [endpoint.slot(time.monotonic() + SHORT_SAFETY_S, signal) for _ in range(8)]
         for slot in holding:
             await slot.__aenter__()
         endpoint.overloaded(0.0, rate_limited=True)
@@ -325,14 +324,14 @@ def test_a_full_endpoint_admits_no_more_than_its_limit() -> None:
 
         async def hold() -> None:
             nonlocal held
-            async with endpoint.slot(time.monotonic() + 5, signal):
+            async with endpoint.slot(time.monotonic() + SHORT_SAFETY_S, signal):
                 held += 1
                 if held == 2:
                     holding.set()
                 await release.wait()
 
         holders = [asyncio.create_task(hold()) for _ in range(2)]
-        await asyncio.wait_for(holding.wait(), 5)
+        await asyncio.wait_for(holding.wait(), SHORT_SAFETY_S)
         # Both slots are held until the deadline passes.
         with pytest.raises(RunLimitError):
             async with endpoint.slot(time.monotonic() + 0.2, signal):

@@ -39,7 +39,7 @@ def test_replaying_the_solver_reproduces_its_run(tmp_path: Path) -> None:
 
 def test_replaying_a_run_stopped_by_its_tool_limit(tmp_path: Path) -> None:
     recorded = assert_reproduced(
-        tmp_path, RandomAgent(seed=3, calls=20), {"max_tool_calls": 6, "timeout_ms": 20000}
+        tmp_path, RandomAgent(seed=3, calls=20), {"max_tool_calls": 6, "timeout_ms": 120_000}
     )
     assert recorded.termination_reason == "max_tool_calls" and recorded.error is None
 

@@ -17,6 +17,7 @@ from fake_server import Reply
 from silo.batch.compare import compare
 from silo.batch.summary import agent_name
 from tests.conftest import script
+from tests.waiting import SAFETY_S
 
 
 def _model(request: dict[str, Any]) -> Reply:
@@ -33,7 +34,7 @@ def test_two_models_are_two_rows_with_their_token_usage(toy_project: Path) -> No
             [script("silo-run"), "-m", "env=toy", "task=TASK-001", "agent=openai",
              "agent.model=good,bad", f"agent.base_url={server.base_url}", "runs=2",
              "fail_on_error=false", "max_concurrency=4"],
-            cwd=toy_project, capture_output=True, text=True, timeout=120,
+            cwd=toy_project, capture_output=True, text=True, timeout=SAFETY_S,
         )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     (sweep,) = (toy_project / ".silo" / "runs").iterdir()

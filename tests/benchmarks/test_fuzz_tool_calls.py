@@ -11,6 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.waiting import SAFETY_S
+
+# slow: a fuzz run (.ci/run runs them; docs/quality.md)
+pytestmark = pytest.mark.slow
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -22,7 +29,7 @@ def test_the_fuzz_meets_every_target(tmp_path: Path) -> None:
         cwd=BENCH,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_S,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     ratios = json.loads(out_json.read_text())["ratios"]

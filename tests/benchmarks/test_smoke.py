@@ -13,6 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import SAFETY_S
+
+# slow: each runs a benchmark script end to end (.ci/run runs them; docs/quality.md)
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "benchmarks"
 
@@ -39,7 +44,7 @@ def test_benchmark_runs_quick_and_prints_its_figures(script: str, tmp_path: Path
         cwd=BENCH,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_S,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert "(quick: figures not meaningful)" in proc.stdout

@@ -6,6 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.waiting import SAFETY_S
+
+# slow: a benchmark self-check (.ci/run runs them; docs/quality.md)
+pytestmark = pytest.mark.slow
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -15,7 +22,7 @@ def test_state_changes_cost_runs_quick_and_prints_its_ratio() -> None:
         cwd=BENCH,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_S,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr

@@ -7,10 +7,15 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import script
+from tests.waiting import SAFETY_S
 
 
 def run(
-    name: str, cwd: Path, *args: str, timeout: float = 60, extra_env: dict[str, str] | None = None
+    name: str,
+    cwd: Path,
+    *args: str,
+    timeout: float = SAFETY_S,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "SILO_PROJECT_DIR"} | (extra_env or {})
     return subprocess.run(

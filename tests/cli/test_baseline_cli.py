@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, script
+from tests.waiting import SAFETY_S
 
 CONFIG = "baselines:\n  - {env: toy, agent: solver}\n  - {env: toy, agent: noop}\n"
 TASKS = ("TASK-001", "TASK-002", "TASK-003")
@@ -20,7 +21,7 @@ TASKS = ("TASK-001", "TASK-002", "TASK-003")
 def run(cmd: str, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "SILO_PROJECT_DIR"}
     return subprocess.run(
-        [script(cmd), *args], cwd=project, capture_output=True, text=True, timeout=180, env=env
+        [script(cmd), *args], cwd=project, capture_output=True, text=True, timeout=SAFETY_S, env=env
     )
 
 

@@ -12,6 +12,7 @@ from silo.cli.console import BROKEN_PIPE_STATUS
 from silo.distribution import version
 from tests.cli._console import run
 from tests.conftest import script
+from tests.waiting import SAFETY_S
 
 SCRIPTS = (
     "silo-run",
@@ -46,7 +47,7 @@ def test_help_into_a_closed_pipe_ends_quietly(name: str, tmp_path: Path) -> None
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_S,
     )
     assert done.stderr == ""
     assert done.stdout.strip() in ("status=0", f"status={BROKEN_PIPE_STATUS}")

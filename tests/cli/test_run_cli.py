@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import script
+from tests.waiting import SAFETY_S
 
 
-def silo_run(project: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def silo_run(
+    project: Path, *args: str, timeout: float = SAFETY_S
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [script("silo-run"), *args], cwd=project, capture_output=True, text=True, timeout=timeout
     )
@@ -128,7 +130,7 @@ def test_repeats_report_pass_hat_k_and_fail_on_error_off(toy_project: Path) -> N
 
 def test_hanging_agent_file_times_out_and_the_command_returns(toy_project: Path) -> None:
     (toy_project / "stuck.py").write_text("import time\n\ndef agent(inp):\n    time.sleep(3600)\n")
-    started = time.monotonic()
+    # The safety net (SAFETY_S) is far below the agent's hour: returning at all is the point.
     proc = silo_run(
         toy_project,
         "env=toy",
@@ -136,9 +138,7 @@ def test_hanging_agent_file_times_out_and_the_command_returns(toy_project: Path)
         "agent=file",
         "agent.path=stuck.py",
         "budget.timeout_ms=300",
-        timeout=30,
     )
-    assert time.monotonic() - started < 10
     assert proc.returncode == 1
     assert "ended early: timeout" in proc.stdout
     (run_dir,) = _runs(toy_project)

@@ -15,6 +15,7 @@ from tests.batch.test_compare import make_group, point
 from tests.cli._console import one_line_error, run
 from tests.conftest import script
 from tests.view.test_view import Page, verdict
+from tests.waiting import SAFETY_S, finish
 
 
 def _run_folder(project: Path, agent: str = "solver") -> Path:
@@ -139,9 +140,9 @@ def test_serve_answers_on_loopback_until_interrupted(toy_project: Path) -> None:
         line = proc.stdout.readline()
         assert line.startswith("serving http://127.0.0.1:") and "(Ctrl-C stops)" in line, line
         url = line.split()[1]
-        with urllib.request.urlopen(url, timeout=10) as answer:  # noqa: S310 (local server)
+        with urllib.request.urlopen(url, timeout=SAFETY_S) as answer:  # noqa: S310 (local server)
             assert folder.name in answer.read().decode("utf-8")
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = finish(proc, "silo-view serve after Ctrl-C")
     assert proc.returncode == 130 and err == "silo-view: interrupted\n"

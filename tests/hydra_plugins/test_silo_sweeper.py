@@ -14,6 +14,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import script
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,6 +60,7 @@ def test_the_editable_install_ships_the_plugin(tmp_path: Path) -> None:
     assert Path(silo_file).is_relative_to(REPO)
 
 
+@pytest.mark.slow  # builds a wheel into a fresh venv
 def test_a_wheel_install_ships_the_plugin(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     built = subprocess.run(

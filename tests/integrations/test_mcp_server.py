@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from silo.integrations.mcp_server import EPISODE_HEADER
 from silo.loading.environment import load_environment
+from tests.waiting import SAFETY_S, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 SILO_MCP = str(Path(sys.executable).parent / "silo-mcp")
@@ -130,9 +131,7 @@ def test_a_client_that_leaves_without_finishing_still_leaves_a_record(tmp_path: 
             await s.call_tool("list_users", {})
 
     anyio.run(client)
-    deadline = time.monotonic() + 10
-    while not list(runs.glob("*/result.json")) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: list(runs.glob("*/result.json")), "the run's result.json")
     result = json.loads((_only_run(runs) / "result.json").read_text())
     assert result["terminationReason"] == "agent_error"
     assert result["error"] == "the session was closed without finish()"
@@ -177,7 +176,7 @@ def http_server(tmp_path: Path) -> Any:
     args = ["env=crm", "task=TASK-002", f"runs_dir={runs}", "transport=http", f"port={port}"]
     args.append("finish_result=grade")
     proc = subprocess.Popen([SILO_MCP, *args], cwd=REPO, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + SAFETY_S
     while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -188,7 +187,7 @@ def http_server(tmp_path: Path) -> Any:
             time.sleep(0.05)
     yield f"http://127.0.0.1:{port}/mcp", runs, proc
     proc.terminate()
-    proc.wait(timeout=20)
+    proc.wait(timeout=SAFETY_S)
 
 
 def test_http_concurrent_sessions_get_separate_worlds_and_run_folders(
@@ -234,7 +233,7 @@ def test_http_server_survives_bad_requests_and_records_abandoned_sessions(
     anyio.run(client)
     assert proc.poll() is None  # still serving
     proc.terminate()
-    proc.wait(timeout=20)
+    proc.wait(timeout=SAFETY_S)
     result = json.loads((_only_run(runs) / "result.json").read_text())
     assert result["terminationReason"] == "agent_error" and result["toolCalls"] == 1
 
@@ -260,7 +259,7 @@ def test_bad_command_lines_are_one_line_and_exit_2(args: list[str], expected: st
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_S,
         stdin=subprocess.DEVNULL,
         env={k: v for k, v in os.environ.items() if k != "SILO_MCP_TOKEN"},
     )
@@ -280,7 +279,7 @@ def test_without_the_extra_the_command_names_it(tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_S,
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2

@@ -25,6 +25,7 @@ from openenv.core.generic_client import GenericEnvClient  # noqa: E402
 from silo import SiloError  # noqa: E402
 from silo.integrations.episodes import EpisodeSpec  # noqa: E402
 from silo.integrations.openenv_env import create_openenv_app  # noqa: E402
+from tests.waiting import SAFETY_S, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 GROUP = 8  # rollouts of one prompt, as a GRPO group
@@ -42,13 +43,13 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + SAFETY_S
     while not server.started:
         assert time.monotonic() < deadline, "the OpenEnv server did not start"
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}", runs
     server.should_exit = True
-    thread.join(timeout=20)
+    thread.join(timeout=SAFETY_S)
 
 
 def test_a_group_of_concurrent_episodes_gets_separate_worlds_and_run_task_bytes(
@@ -111,9 +112,7 @@ def test_budget_end_step_after_end_and_a_dropped_socket(
     finished, after = asyncio.run(drive())
     assert finished.done and finished.observation["outcome"]["terminationReason"] == "completed"
     assert after.done and after.observation["result"]["output"]["code"] == "episode_ended"
-    deadline = time.monotonic() + 10
-    while len(list(runs.glob("*/result.json"))) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: len(list(runs.glob("*/result.json"))) >= 2, "both runs' result.json")
     results = [json.loads(p.read_text()) for p in sorted(runs.glob("*/result.json"))]
     reasons = sorted(r["terminationReason"] for r in results)
     assert reasons == ["agent_error", "completed"]

@@ -28,6 +28,7 @@ from tests.cli._console import run
 from tests.conftest import script
 
 pytestmark = [
+    pytest.mark.slow,  # a ray cluster: slow (.ci/run runs it)
     pytest.mark.ray,
     pytest.mark.skipif(
         find_spec("hydra_plugins.hydra_ray_launcher") is None,

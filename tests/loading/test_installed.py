@@ -19,6 +19,7 @@ from silo.errors import EnvironmentLoadError
 from silo.loading.environment import available_environments, resolve_environment_dir
 from silo.loading.installed import installed_environment_dir, installed_names
 from tests.conftest import FIXTURE_PROJECT, script
+from tests.waiting import SAFETY_S
 
 TOY = FIXTURE_PROJECT / "environments" / "toy"
 
@@ -122,7 +123,7 @@ def test_silo_run_takes_env_of_an_installed_package(site: Path, tmp_path: Path) 
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_S,
     )
     assert done.returncode == 0, done.stderr
     assert "PASS" in done.stdout

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import silo
 from silo.agents.contract import AgentInput
 from silo.tasks import Task
 from silo.users.base import UserTurn, UserView
+from tests.waiting import SHORT_SAFETY_S, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -168,9 +168,7 @@ def test_the_user_cannot_end_while_the_agents_tool_call_is_in_flight(talking_toy
         writer = threading.Thread(target=inp.call_tool, args=("slow_bump", {}))
         writer.start()
         started = talking_toy / "write-started"
-        deadline = time.monotonic() + 10
-        while not started.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)  # until the write is in flight
+        wait_until(started.exists, "the write to be in flight", SHORT_SAFETY_S)
         reply = inp.user.send("I am bumping it now.")  # the scripted user's ending phrase
         writer.join()
         return reply.text
@@ -234,7 +232,7 @@ def test_a_user_that_hangs_ends_the_run_at_its_timeout_with_the_conversation_clo
         deterministic = True
 
         def reply(self, view: UserView) -> UserTurn:
-            view.signal.wait(5)  # returns as soon as the run is stopped
+            view.signal.wait(SHORT_SAFETY_S)  # returns as soon as the run is stopped
             return UserTurn("too late")
 
         def identity(self, seed: int) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import silo
 from silo import RunLimitError, SiloError, open_session, run_task
 from silo.batch.baseline import tool_events
 from silo.rollout.session import Session
+from tests.waiting import SHORT_SAFETY_S, wait_until
 
 ARTIFACTS = ("trace.jsonl", "state-diff.json", "result.json", "run.json")
 REPO = Path(__file__).resolve().parents[2]
@@ -94,8 +95,7 @@ def test_a_session_open_at_its_deadline_ends_as_timeout_with_every_artifact(
 ) -> None:
     session = open_session("toy", "TASK-001", budget={"timeout_ms": 200}, project_dir=toy_project)
     session.call_tool("bump", {"id": "C-1"})
-    time.sleep(0.2 + 0.5)
-    assert session.finished
+    wait_until(lambda: session.finished, "the session to end at its deadline", SHORT_SAFETY_S)
     result = session.result
     assert result is not None and result.termination_reason == "timeout"
     assert "still open at its timeout (200 ms)" in (result.error or "")
@@ -201,7 +201,7 @@ def test_calls_after_the_agent_returned_are_refused(toy_project: Path) -> None:
     result = run_task(
         "toy", "TASK-001", agent, {"max_tool_calls": 10_000_000}, project_dir=toy_project
     )
-    time.sleep(0.1)
+    wait_until(lambda: refused, "the stray thread's call to be refused", SHORT_SAFETY_S)
     stop.set()
     assert refused == ["completed"]  # the stray thread was stopped at the agent's return
     assert result.termination_reason == "completed"

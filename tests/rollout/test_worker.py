@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import silo
+from tests.waiting import SAFETY_S, SHORT_SAFETY_S
 
 
 def test_tasks_an_async_agent_left_behind_are_cancelled_when_it_returns(
@@ -50,7 +51,14 @@ def test_a_worker_whose_job_says_no_exits_instead_of_taking_the_next_job() -> No
 
     from silo.rollout.worker import AgentWorkers
 
-    workers = AgentWorkers()
+    back = threading.Event()
+
+    class Watched(AgentWorkers):
+        def idle(self, worker: Any) -> None:
+            super().idle(worker)
+            back.set()
+
+    workers = Watched()
     ran_on: list[threading.Thread] = []
     done = threading.Event()
 
@@ -60,18 +68,18 @@ def test_a_worker_whose_job_says_no_exits_instead_of_taking_the_next_job() -> No
         return keep
 
     workers.start(lambda: job(True), "kept")
-    assert done.wait(5)
+    assert done.wait(SHORT_SAFETY_S), "waited for the first job"
     done.clear()
     kept = ran_on[-1]
-    time.sleep(0.05)  # back in the idle list
+    assert back.wait(SHORT_SAFETY_S), "waited for the thread to be back in the idle list"
     workers.start(lambda: job(False), "retired")  # reuses the idle thread
-    assert done.wait(5)
+    assert done.wait(SHORT_SAFETY_S), "waited for the second job"
     assert ran_on[-1] is kept
-    kept.join(5)
+    kept.join(SHORT_SAFETY_S)
     assert not kept.is_alive()  # its agent was abandoned: the thread left the pool
     done.clear()
     workers.start(lambda: job(True), "fresh")
-    assert done.wait(5)
+    assert done.wait(SHORT_SAFETY_S), "waited for the third job"
     assert ran_on[-1] is not kept
 
 
@@ -131,7 +139,7 @@ def test_a_process_that_ran_async_agents_on_many_workers_exits_quietly(
         work.mkdir()
         done = subprocess.run(
             [sys.executable, str(script), str(toy_project), str(work)],
-            capture_output=True, text=True, timeout=120, check=False,
+            capture_output=True, text=True, timeout=SAFETY_S, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "ran"

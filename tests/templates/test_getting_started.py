@@ -12,7 +12,10 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
+
 from tests.cli._console import run
+from tests.waiting import SAFETY_S
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "getting-started.md"
 SECTION = "## Write your own environment"
@@ -36,11 +39,12 @@ def test_the_page_uses_the_minimal_template() -> None:
     assert first == ["silo-init", "library", "template=minimal"]
 
 
+@pytest.mark.slow  # the whole page in a fresh folder (.ci/run runs it; docs/quality.md)
 def test_following_the_page_in_a_fresh_folder(tmp_path: Path) -> None:
     commands = _commands()
     assert len(commands) >= 10
     for words, expected in commands:
-        proc = run(words[0], tmp_path, *words[1:], timeout=120)
+        proc = run(words[0], tmp_path, *words[1:], timeout=SAFETY_S)
         assert proc.returncode == expected, (words, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr, proc.stderr
     root = tmp_path / "environments" / "library"

@@ -18,7 +18,8 @@ def test_a_hanging_solver_is_bounded_by_the_budget_and_the_time_limit(toy_projec
         "silo-validate", toy_project, "env=toy", "budget.timeout_ms=300", "time_limit_s=1",
         "progress=true",
     )  # fmt: skip
-    assert time.monotonic() - started < 30  # not 3 tasks x 2 runs x 120 s
+    # Bounded by the 1 s time limit, not by 3 tasks x 2 runs x the default 120 s budget.
+    assert time.monotonic() - started < 120
     assert proc.returncode == 1
     assert proc.stderr.startswith("silo-validate: environments/toy: TASK-001 solver (1/9 at most)")
     assert "validation_timeout" in proc.stdout

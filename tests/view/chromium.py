@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import SAFETY_S
+
 __all__ = ["BINARY", "SKIP", "dump_dom", "screenshot"]
 
 BINARY = next(
@@ -38,7 +40,7 @@ def _run(extra: list[str], url: str) -> str:
             [BINARY, *_FLAGS, f"--user-data-dir={profile}", *extra, url],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=SAFETY_S,
             check=False,
         )
     assert proc.returncode == 0, proc.stderr[-2000:]

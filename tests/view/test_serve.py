@@ -13,10 +13,11 @@ import pytest
 from silo.view.serve import LiveSite, make_server
 from silo.view.site_shell import VERSION_PATH
 from tests.view.test_site import _loose, _runs
+from tests.waiting import SAFETY_S
 
 
 def _get(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=10) as answer:  # noqa: S310 (a local test server)
+    with urllib.request.urlopen(url, timeout=SAFETY_S) as answer:  # noqa: S310 (a local test server)
         text: str = answer.read().decode("utf-8")
         return text
 

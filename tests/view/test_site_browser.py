@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from silo.view.build import build_site
 from tests.view.chromium import SKIP, dump_dom
 from tests.view.test_site import _all, _loose, _runs, _sweep, index_rows
 from tests.view.test_view import Page
 
-pytestmark = SKIP
+pytestmark = [SKIP, pytest.mark.slow]  # a real browser: slow (.ci/run runs it)
 
 
 def _rows(page: Page) -> list[list[str]]:

@@ -6,6 +6,8 @@ import copy
 import random
 from typing import Any
 
+import pytest
+
 from silo import Index
 from silo.world.pool import WorldPool
 
@@ -60,6 +62,7 @@ def _mutate(state: dict[str, Any], rng: random.Random) -> None:
         rows["R3"]["owner"] = rng.choice(OWNERS)
 
 
+@pytest.mark.slow  # a long fuzz
 def test_lookups_match_a_scan_through_random_rollouts() -> None:
     pool = WorldPool(_fresh, lambda state: [])
     rng = random.Random(11)

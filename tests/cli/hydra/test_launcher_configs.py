@@ -18,6 +18,7 @@ from hydra import compose, initialize_config_module
 from silo.cli.hydra.launchers import local_pool_size
 from silo.cli.hydra.setup import prepare
 from tests.cli._console import run
+from tests.waiting import SAFETY_S
 
 
 def _hydra(project: Path, launcher: str) -> object:
@@ -54,7 +55,7 @@ def test_slurm_local_runs_a_core_count_of_jobs_at_a_time(toy_project: Path) -> N
 def test_slurm_local_leaves_no_empty_job_id_folder(toy_project: Path) -> None:
     proc = run(
         "silo-run", toy_project, "-m", "env=toy", "task=TASK-001", "seed=1,2,3",
-        "hydra/launcher=slurm_local", timeout=180,
+        "hydra/launcher=slurm_local", timeout=SAFETY_S,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     (sweep,) = (toy_project / ".silo" / "runs").iterdir()

@@ -16,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from silo.cli.hydra.launchers import JOBLIB_BATCH_MAX, choose_joblib_batch_size, joblib_batch_size
 from silo.cli.hydra.setup import prepare
 from tests.cli.test_run_cli import silo_run
+from tests.waiting import SAFETY_S
 
 JOBLIB = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
 
@@ -60,6 +61,7 @@ def _results_by_job(sweep: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow  # two whole sweeps, one under joblib
 def test_batched_joblib_sweep_matches_the_basic_launcher_byte_for_byte(
     toy_project: Path, tmp_path: Path
 ) -> None:
@@ -68,7 +70,9 @@ def test_batched_joblib_sweep_matches_the_basic_launcher_byte_for_byte(
     sweep += ["fail_on_error=false", "hydra.sweep.subdir=${hydra.job.num}"]
     found = {}
     for name, extra in (("basic", []), ("joblib", JOBLIB)):
-        proc = silo_run(toy_project, *sweep, *extra, f"runs_dir={tmp_path / name}", timeout=120)
+        proc = silo_run(
+            toy_project, *sweep, *extra, f"runs_dir={tmp_path / name}", timeout=SAFETY_S
+        )
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr == ""
         (found[name],) = list((tmp_path / name).iterdir())
