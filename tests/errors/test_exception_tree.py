@@ -15,6 +15,7 @@ from silo.world.tracked import StateMutationError
 
 PACKAGE = Path(silo.__file__).resolve().parent
 
+
 def _looks_like_exception(node: ast.ClassDef) -> bool:
     bases = [ast.unparse(base) for base in node.bases]
     return any(base.endswith(("Error", "Exception", "Failure")) for base in bases)

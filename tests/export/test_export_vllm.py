@@ -74,7 +74,9 @@ def test_vllm_tokens_reach_rl_rows_exactly_and_sft_rows_load(
         outs = []
         for attempt in (1, 2):
             out = tmp_path / f"{kind}-{attempt}.jsonl"
-            done = run("silo-export", tmp_path, str(tmp_path / "sweep"), f"out={out}", f"kind={kind}")
+            done = run(
+                "silo-export", tmp_path, str(tmp_path / "sweep"), f"out={out}", f"kind={kind}"
+            )
             assert done.returncode == 0, done.stderr
             outs.append(out.read_bytes())
         assert outs[0] == outs[1]
