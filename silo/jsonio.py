@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from silo import held_io
+from silo.jsondepth import MAX_DEPTH as MAX_DEPTH  # importing it makes room for that depth
 
 __all__ = [
     "compact",
@@ -260,6 +261,9 @@ def _key_text(key: Any) -> str:
     raise _Unusual
 
 
+_PRETTY_DEPTH = 2 * 64 + 1  # the indent (a newline, 2 spaces a level) of the 64th level
+
+
 def _pretty(value: Any, indent: str) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)`` at nesting ``indent`` (newline, spaces).
 
@@ -270,6 +274,10 @@ def _pretty(value: Any, indent: str) -> str:
     cls = type(value)
     if cls is str:
         return _encode_str(value)
+    if len(indent) > _PRETTY_DEPTH:
+        # Each level copies the text of the levels inside it: quadratic in the depth, where
+        # ``json.dumps`` streams its pieces.
+        raise _Unusual
     if cls is dict or (cls is not list and isinstance(value, dict)):
         if not value:
             return "{}"

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from silo.errors import EnvironmentLoadError
+from silo.redact import safe_str
 
 __all__ = ["package_for_dir", "load_file"]
 
@@ -80,4 +81,4 @@ def describe_exception(exc: BaseException, path: Path | None = None) -> str:
             ]
             chosen = inside[-1] if inside else chosen
         where = f"{chosen.filename}:{chosen.lineno}: "
-    return f"{where}{type(exc).__name__}: {exc}"
+    return f"{where}{type(exc).__name__}: {safe_str(exc)}"
