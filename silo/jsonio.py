@@ -3,6 +3,8 @@
 Contract: ``pretty`` gives the exact text of every JSON artifact (2-space indent, UTF-8, a
 trailing newline); ``canonical`` gives a key-order-independent text used for equality; and
 ``write_json_atomic`` never leaves a half-written file (temporary file, then ``os.replace``).
+Every text the writers put on disk is :func:`silo.redact.redact`-ed first (no secret reaches
+an artifact).
 ``json_copy`` gives the compact text of a value and a fresh copy read back from it: the same
 copy and the same errors as ``compact`` with ``exact_loads``, only faster (orjson where it
 provably agrees, the standard library everywhere else).
@@ -20,6 +22,7 @@ from typing import Any
 
 from silo import held_io
 from silo.jsondepth import MAX_DEPTH as MAX_DEPTH  # importing it makes room for that depth
+from silo.redact import redact
 
 __all__ = [
     "compact",
@@ -403,7 +406,8 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     folder, name = os.path.split(target)
     if os.path.lexists(target):  # a killed writer may have left a temporary
         remove_stale_temporaries(folder, name)
-    _write_replacing(target, os.path.join(folder, _temporary(name)), text.encode("utf-8"))
+    data = redact(text).encode("utf-8")
+    _write_replacing(target, os.path.join(folder, _temporary(name)), data)
 
 
 def write_json_new(folder: str, name: str, value: Any) -> None:
@@ -416,7 +420,7 @@ def write_json_new(folder: str, name: str, value: Any) -> None:
     hundreds of rollouts in flight, hands the GIL over).
     """
     target, tmp = f"{folder}{os.sep}{name}", f"{folder}{os.sep}{_temporary(name)}"
-    _write_replacing(target, tmp, pretty(value).encode("utf-8"))
+    _write_replacing(target, tmp, redact(pretty(value)).encode("utf-8"))
 
 
 def _temporary(name: str) -> str:

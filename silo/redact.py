@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,11 +60,23 @@ def add_secret(value: str) -> None:
             if value not in _added:
                 _added.add(value)
                 _cache = ((), None)
+                _looked[0] = -_ENV_LOOK_S
+
+
+_ENV_LOOK_S = 1.0  # how often the environment is looked at again for new secrets
+_looked: list[float] = [-_ENV_LOOK_S, -1]  # when, and how many variables there were
 
 
 def _secrets_pattern() -> re.Pattern[str] | None:
     """One pattern matching every known secret value (rebuilt when the environment changes)."""
     global _cache
+    now = time.monotonic()
+    found, pattern = _cache
+    # Looked at again each second, and at once when a variable was added or removed.
+    fresh = now - _looked[0] < _ENV_LOOK_S and _looked[1] == len(os.environ)
+    if fresh and (pattern is not None or not _added):
+        return pattern
+    _looked[:] = [now, len(os.environ)]
     named = tuple(
         sorted(
             (name, value)
@@ -71,7 +84,6 @@ def _secrets_pattern() -> re.Pattern[str] | None:
             if len(value) >= MIN_SECRET_CHARS and _SECRET_NAME.search(name)
         )
     )
-    found, pattern = _cache
     if found == named and (pattern is not None or not (named or _added)):
         return pattern
     with _lock:

@@ -64,6 +64,7 @@ from silo.agents.json_client import StatusError
 from silo.agents.routing import check_route
 from silo.agents.wire import ConnectFailed, ReadFailed, TimedOut, WireError
 from silo.distribution import install_hint
+from silo.redact import add_secret
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -292,6 +293,7 @@ class ModelAgent(ABC):
     def _api_key(self) -> str:
         key = os.environ.get(self.api_key_env, "").strip()
         if key:
+            add_secret(key)  # whatever the variable is called, the key never reaches disk
             return key
         if (urlsplit(self.where).hostname or "") in _LOCAL_HOSTS:
             return _PLACEHOLDER_KEY
