@@ -62,6 +62,11 @@ def load_file(path: Path, module_name: str, *, reload: bool = False) -> ModuleTy
         raise EnvironmentLoadError(
             "module_load_failed", f"{path} called exit() on import; remove the call"
         ) from None
+    except KeyboardInterrupt as exc:  # raised by the file (the import is over in a moment)
+        del sys.modules[module_name]
+        raise EnvironmentLoadError(
+            "module_load_failed", f"{describe_exception(exc, path)} while importing; remove it"
+        ) from None
     return module
 
 

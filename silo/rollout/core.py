@@ -30,7 +30,7 @@ from typing import Any
 from silo.agents.contract import UserChannel, output_text
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
-from silo.errors import ConfigError
+from silo.errors import ConfigError, EnvironmentLoadError
 from silo.jsonio import plain_copy, write_json_new
 from silo.loading.environment import (
     MANIFEST,
@@ -253,7 +253,10 @@ class Rollout:
         verifier = environment.verifier_for(task)
         simulated = resolve_user(user) if task.user is not None else None
         pool = (worlds or SHARED_WORLDS).pool(environment)
-        world = pool.acquire()
+        try:
+            world = pool.acquire()
+        except Exception as exc:  # create_state() or bind_tools() raised: the environment's fault
+            raise world_failed(environment, exc) from None
         try:
             # Once per pool: a malformed tool schema stops the run here, blamed on the environment.
             check_tools(environment.name, [], pool.derived(_tool_mistake, world))
@@ -527,6 +530,16 @@ def grade(
         where = _where(exc, environment)
         why = f"{type(exc).__name__}: {safe_str(exc)}"
         return None, f"verifier {verifier.id} failed at {where}{why}", True
+
+
+def world_failed(environment: Environment, exc: Exception) -> EnvironmentLoadError:
+    """The one-line error of a world the environment's code could not build."""
+    why = f"{_where(exc, environment)}{type(exc).__name__}: {safe_str(exc)}"
+    return EnvironmentLoadError(
+        "runtime_load_failed",
+        f"environments/{environment.root.name}: building the world failed at {why}; "
+        "fix the environment's create_state() or bind_tools()",
+    )
 
 
 def _where(exc: BaseException, environment: Environment | None) -> str:
