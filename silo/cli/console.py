@@ -16,6 +16,7 @@ is: its standard output is the protocol.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -28,6 +29,9 @@ from silo.redact import redact, terminal_safe
 
 __all__ = [
     "BROKEN_PIPE_STATUS",
+    "DISK_ERRORS",
+    "disk_error_line",
+    "stop_on_full_disk",
     "PROGRESS_PREFIX",
     "SafeStream",
     "console",
@@ -110,7 +114,39 @@ def _console(prog: str, main: Callable[[], int | None]) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return BROKEN_PIPE_STATUS
+    except OSError as exc:
+        if exc.errno not in DISK_ERRORS:
+            raise
+        # A write the command's own handling did not word (a trace line, a summary, a page):
+        # the disk's fault, not the agent's, so exit 2 like every other infrastructure error.
+        sys.stderr.write(f"{prog}: {disk_error_line(exc)}\n")
+        return 2
     return status or 0
+
+
+DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
+"""The errors of a disk that cannot take a write: one line and exit 2 wherever they surface."""
+
+
+def stop_on_full_disk(exc: BaseException, prog: str = "silo-run") -> None:
+    """End the command with the one disk line and exit 2 when ``exc`` is a refused write.
+
+    For code that runs inside Hydra, which prints a traceback for any exception it catches:
+    ``SystemExit`` passes through it.
+    """
+    if isinstance(exc, OSError) and exc.errno in DISK_ERRORS:
+        sys.stderr.write(f"{prog}: {disk_error_line(exc)}\n")
+        raise SystemExit(2)
+
+
+def disk_error_line(exc: OSError) -> str:
+    """The one line for a write refused by the disk, naming the file when the error does."""
+    where = f" to {exc.filename}" if exc.filename else ""
+    if exc.errno == errno.EROFS:
+        return f"could not write{where}: the file system is read-only; make it writable"
+    if exc.errno == errno.EFBIG:
+        return f"could not write{where}: the file would be too large for its file system"
+    return f"could not write{where}: the disk is full; free some space, or set runs_dir=<folder>"
 
 
 def _script(prog: str, module: str, function: str = "main") -> Callable[[], int]:
