@@ -12,6 +12,7 @@ not a regular file or folder, for code (an environment's own) that would read it
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -20,7 +21,13 @@ from typing import Any
 
 from silo.jsondepth import MAX_DEPTH
 
-__all__ = ["UnreadableFile", "read_json_file", "read_text_file", "refuse_special"]
+__all__ = [
+    "UnreadableFile",
+    "read_bytes_file",
+    "read_json_file",
+    "read_text_file",
+    "refuse_special",
+]
 
 
 class UnreadableFile(ValueError):
@@ -51,15 +58,20 @@ def _why_not(path: Path, exc: OSError) -> str:
         return "does not exist"
     if isinstance(exc, IsADirectoryError):
         return "is a folder, not a file"
+    if exc.errno == errno.ELOOP:
+        return "is a symbolic link, which is not followed"
     if isinstance(exc, PermissionError):
         return "cannot be read (permission denied)"
     return f"cannot be read ({exc.strerror or exc})"
 
 
-def read_bytes_file(path: Path) -> bytes:
+def read_bytes_file(path: Path, follow: bool = True) -> bytes:
     """The bytes of the regular file ``path`` (see :func:`read_text_file`)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(path, flags)
     except OSError as exc:
         raise UnreadableFile(path, _why_not(path, exc)) from None
     try:
@@ -74,18 +86,22 @@ def read_bytes_file(path: Path) -> bytes:
         os.close(fd)
 
 
-def read_text_file(path: Path) -> str:
-    """The UTF-8 text of the regular file ``path``; :class:`UnreadableFile` otherwise."""
-    data = read_bytes_file(path)
+def read_text_file(path: Path, follow: bool = True) -> str:
+    """The UTF-8 text of the regular file ``path``; :class:`UnreadableFile` otherwise.
+
+    ``follow`` False refuses a symbolic link (``O_NOFOLLOW``): for files of a folder received
+    from someone else, whose links could point anywhere (``trace.jsonl`` → ``/etc/shadow``).
+    """
+    data = read_bytes_file(path, follow)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UnreadableFile(path, f"is not UTF-8 text (byte {exc.start + 1})") from None
 
 
-def read_json_file(path: Path) -> Any:
+def read_json_file(path: Path, follow: bool = True) -> Any:
     """The JSON value in ``path`` (``json.JSONDecodeError`` when it is not JSON)."""
-    text = read_text_file(path)
+    text = read_text_file(path, follow)
     try:
         return json.loads(text)
     except RecursionError:
