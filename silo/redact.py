@@ -6,7 +6,7 @@ trace, ``result.json``, ``run.json``, summaries, console lines, the viewer). It 
 whose names say they hold one, ``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``, and
 any value passed to :func:`add_secret`), the password of a ``user:password@`` URL, the value of
 a credential-named query parameter (``api_key=``, ``token=``, ``sig=``, ...), a URL's fragment,
-and the token after ``Bearer``. It never raises. :func:`redact_value` does the same to every
+and the token after ``Bearer``, ``Basic`` or ``Token`` (capitalised, as HTTP writes them). It never raises. :func:`redact_value` does the same to every
 string (and key) of a JSON value. :func:`safe_str` is an object's ``str`` even when its
 ``__str__`` or ``__repr__`` raises; :func:`terminal_safe` escapes control characters so that
 text an agent, a tool or an environment produced cannot move the cursor, retitle the window or
@@ -45,7 +45,8 @@ _QUERY_SECRET = re.compile(
     re.I,
 )
 _URL_FRAGMENT = re.compile(r"(?P<url>[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>#]*)#[^\s\"'<>]+")
-_BEARER = re.compile(r"(?P<word>\b(?:Bearer|Basic|Token)\s+)[A-Za-z0-9._~+/=-]{6,}", re.I)
+# As HTTP spells them (capitalised): "basic hydra/launcher=joblib" is no credential.
+_BEARER = re.compile(r"(?P<word>\b(?:Bearer|Basic|Token) +)[A-Za-z0-9._~+/-]{8,}=*")
 
 _added: set[str] = set()
 _lock = threading.Lock()
