@@ -3,6 +3,8 @@
 Contract: ``pretty`` gives the exact text of every JSON artifact (2-space indent, UTF-8, a
 trailing newline); ``canonical`` gives a key-order-independent text used for equality; and
 ``write_json_atomic`` never leaves a half-written file (temporary file, then ``os.replace``).
+Every text the writers put on disk is :func:`silo.redact.redact`-ed first (no secret reaches
+an artifact).
 ``json_copy`` gives the compact text of a value and a fresh copy read back from it: the same
 copy and the same errors as ``compact`` with ``exact_loads``, only faster (orjson where it
 provably agrees, the standard library everywhere else).
@@ -17,6 +19,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from silo.jsondepth import MAX_DEPTH as MAX_DEPTH  # importing it makes room for that depth
+from silo.redact import redact
 
 __all__ = [
     "compact",
@@ -260,6 +265,9 @@ def _key_text(key: Any) -> str:
     raise _Unusual
 
 
+_PRETTY_DEPTH = 2 * 64 + 1  # the indent (a newline, 2 spaces a level) of the 64th level
+
+
 def _pretty(value: Any, indent: str) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)`` at nesting ``indent`` (newline, spaces).
 
@@ -270,6 +278,10 @@ def _pretty(value: Any, indent: str) -> str:
     cls = type(value)
     if cls is str:
         return _encode_str(value)
+    if len(indent) > _PRETTY_DEPTH:
+        # Each level copies the text of the levels inside it: quadratic in the depth, where
+        # ``json.dumps`` streams its pieces.
+        raise _Unusual
     if cls is dict or (cls is not list and isinstance(value, dict)):
         if not value:
             return "{}"
@@ -395,7 +407,8 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     folder, name = os.path.split(target)
     if os.path.lexists(target):  # a killed writer may have left a temporary
         remove_stale_temporaries(folder, name)
-    _write_replacing(target, os.path.join(folder, _temporary(name)), text.encode("utf-8"))
+    data = redact(text).encode("utf-8")
+    _write_replacing(target, os.path.join(folder, _temporary(name)), data)
 
 
 def write_json_new(folder: str, name: str, value: Any) -> None:
@@ -408,7 +421,7 @@ def write_json_new(folder: str, name: str, value: Any) -> None:
     hundreds of rollouts in flight, hands the GIL over).
     """
     target, tmp = f"{folder}{os.sep}{name}", f"{folder}{os.sep}{_temporary(name)}"
-    _write_replacing(target, tmp, pretty(value).encode("utf-8"))
+    _write_replacing(target, tmp, redact(pretty(value)).encode("utf-8"))
 
 
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
+from silo.safe_files import UnreadableFile, read_json_file
 from silo.verifiers import REWARD_MODES
 
 __all__ = [
@@ -218,7 +219,9 @@ def parse_user(raw: Any, source: str) -> UserSpec:
 def read_task_file(path: Path, source: str) -> Any:
     """The JSON in task file ``path``; invalid JSON raises ``task_invalid`` naming ``source``."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return read_json_file(path)
+    except UnreadableFile as exc:
+        raise TaskError("task_invalid", f"{source} {exc.why}; fix or remove it") from None
     except json.JSONDecodeError as exc:
         raise TaskError(
             "task_invalid",

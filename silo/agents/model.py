@@ -75,6 +75,7 @@ from silo.agents.endpoints import (
 )
 from silo.agents.model_loop import run_on_model_loop
 from silo.distribution import install_hint
+from silo.redact import add_secret
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -320,6 +321,7 @@ class ModelAgent(ABC):
     def _api_key(self) -> str:
         key = os.environ.get(self.api_key_env, "").strip()
         if key:
+            add_secret(key)  # whatever the variable is called, the key never reaches disk
             return key
         if (urlsplit(self.where).hostname or "") in _LOCAL_HOSTS:
             return _PLACEHOLDER_KEY

@@ -14,9 +14,11 @@ without checking it: a reader that needs a key checks it itself.
 
 # No ``from __future__ import annotations`` here: TypedDict must evaluate NotRequired[...] to
 # know which keys are optional.
-import json
+import errno
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar, cast
+
+from silo.safe_files import UnreadableFile, read_json_file
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -296,8 +298,18 @@ _Document = TypeVar("_Document")
 def read_document(path: Path, kind: type[_Document]) -> _Document:
     """``path`` parsed as JSON and typed as ``kind`` (not checked: readers check what they use).
 
+    A symbolic link is never followed: a run folder received from elsewhere could link its
+    files anywhere (``trace.jsonl`` → ``/etc/shadow``).
+
     Raises:
-        OSError: the file cannot be read.
+        OSError: the file cannot be read: missing, a link, not a regular file, not UTF-8,
+            nested deeper than :data:`silo.jsondepth.MAX_DEPTH` (the message says which).
         json.JSONDecodeError: it is not JSON.
     """
-    return cast(_Document, json.loads(path.read_text(encoding="utf-8")))
+    try:
+        return cast(_Document, read_json_file(path, follow=False))
+    except UnreadableFile as exc:
+        missing = exc.why == "does not exist"
+        raise (FileNotFoundError if missing else OSError)(
+            errno.ENOENT if missing else errno.EINVAL, f"{path.name} unreadable: {exc.why}"
+        ) from None

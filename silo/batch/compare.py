@@ -54,6 +54,7 @@ from silo.artifacts.documents import (
 from silo.batch.baseline_changes import explain_changes
 from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, load_rollout
 from silo.errors import ArtifactError
+from silo.safe_files import UnreadableFile, read_text_file
 
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
@@ -297,8 +298,8 @@ def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
 def _messages(folder: Path) -> list[str]:
     """A run's conversation as ``role: text`` lines, from its trace (empty without one)."""
     try:
-        lines = (folder / "trace.jsonl").read_text(encoding="utf-8").splitlines()
-    except OSError:
+        lines = read_text_file(folder / "trace.jsonl", follow=False).splitlines()
+    except UnreadableFile:
         return []
     said = []
     for line in lines:
@@ -306,7 +307,7 @@ def _messages(folder: Path) -> list[str]:
             continue
         try:
             event = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(event, dict) and event.get("type") == "user_message":
             said.append(f"{event.get('role')}: {event.get('text')}")
@@ -363,9 +364,7 @@ def _read_diff(folder: Path) -> StateDiffDocument | None:
 
 def _read_changes(folder: Path) -> dict[str, Any] | None:
     try:
-        changes: dict[str, Any] = json.loads(
-            (folder / "state-changes.json").read_text(encoding="utf-8")
-        )
+        changes: dict[str, Any] = read_document(folder / "state-changes.json", dict)
     except (OSError, json.JSONDecodeError):
         return None
     return changes

@@ -6,20 +6,34 @@ Hydra-based commands) and exits 0 without running the command. A reader that goe
 (``silo-run --help | head -3``) ends the command quietly with status 141 (128 + SIGPIPE, what
 a shell reports for a program killed by a closed pipe), never a ``BrokenPipeError`` traceback.
 Each command's module is imported only when its script runs, so light commands stay light.
+
+Every line a command prints goes through :func:`silo.redact.redact` (no secret reaches the
+screen or a CI log) and :func:`silo.redact.terminal_safe` (no escape sequence from an agent's,
+a tool's or an environment's text reaches the terminal as itself): only Silo's own progress
+line may start with its carriage return and erase-line sequence. ``silo-mcp`` is left as it
+is: its standard output is the protocol.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
 from collections.abc import Callable
 from importlib.metadata import version as distribution_version
+from typing import TextIO, cast
 
 from silo.distribution import DISTRIBUTION, version
+from silo.redact import redact, terminal_safe
 
 __all__ = [
     "BROKEN_PIPE_STATUS",
+    "DISK_ERRORS",
+    "disk_error_line",
+    "stop_on_full_disk",
+    "PROGRESS_PREFIX",
+    "SafeStream",
     "console",
     "silo_baseline",
     "silo_compare",
@@ -53,8 +67,44 @@ def _quiet_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
+PROGRESS_PREFIX = "\r\033[K"
+"""How Silo's progress line starts (back to the line's start, erase it): the one sequence kept."""
+
+
+class SafeStream:
+    """A text stream that redacts secrets and escapes control characters in what it writes."""
+
+    def __init__(self, stream: TextIO) -> None:
+        """Write to ``stream``; everything else (``isatty``, ``fileno``, ...) is ``stream``'s."""
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        """Write ``text`` made safe; the length of ``text`` (what callers count)."""
+        keep = PROGRESS_PREFIX if text.startswith(PROGRESS_PREFIX) else ""
+        safe = terminal_safe(redact(text[len(keep) :]))
+        self.stream.write(keep + safe)
+        return len(text)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.stream, name)
+
+
 def console(prog: str, main: Callable[[], int | None]) -> int:
     """Run ``main`` as console script ``prog``; its exit status (``SystemExit`` passes through)."""
+    if prog == "silo-mcp" or isinstance(sys.stdout, SafeStream):
+        return _console(prog, main)
+    streams = sys.stdout, sys.stderr
+    # A stand-in with the stream's interface (the attributes it does not define are the
+    # stream's own), which the type of sys.stdout cannot express.
+    sys.stdout = cast(TextIO, SafeStream(sys.stdout))
+    sys.stderr = cast(TextIO, SafeStream(sys.stderr))
+    try:
+        return _console(prog, main)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _console(prog: str, main: Callable[[], int | None]) -> int:
     try:
         if "--version" in sys.argv[1:]:
             print(version_text(prog), flush=True)
@@ -64,7 +114,39 @@ def console(prog: str, main: Callable[[], int | None]) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return BROKEN_PIPE_STATUS
+    except OSError as exc:
+        if exc.errno not in DISK_ERRORS:
+            raise
+        # A write the command's own handling did not word (a trace line, a summary, a page):
+        # the disk's fault, not the agent's, so exit 2 like every other infrastructure error.
+        sys.stderr.write(f"{prog}: {disk_error_line(exc)}\n")
+        return 2
     return status or 0
+
+
+DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
+"""The errors of a disk that cannot take a write: one line and exit 2 wherever they surface."""
+
+
+def stop_on_full_disk(exc: BaseException, prog: str = "silo-run") -> None:
+    """End the command with the one disk line and exit 2 when ``exc`` is a refused write.
+
+    For code that runs inside Hydra, which prints a traceback for any exception it catches:
+    ``SystemExit`` passes through it.
+    """
+    if isinstance(exc, OSError) and exc.errno in DISK_ERRORS:
+        sys.stderr.write(f"{prog}: {disk_error_line(exc)}\n")
+        raise SystemExit(2)
+
+
+def disk_error_line(exc: OSError) -> str:
+    """The one line for a write refused by the disk, naming the file when the error does."""
+    where = f" to {exc.filename}" if exc.filename else ""
+    if exc.errno == errno.EROFS:
+        return f"could not write{where}: the file system is read-only; make it writable"
+    if exc.errno == errno.EFBIG:
+        return f"could not write{where}: the file would be too large for its file system"
+    return f"could not write{where}: the disk is full; free some space, or set runs_dir=<folder>"
 
 
 def _script(prog: str, module: str, function: str = "main") -> Callable[[], int]:

@@ -16,6 +16,7 @@ report that cannot be written — one line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import errno
 import sys
 import webbrowser
 from pathlib import Path
@@ -32,7 +33,7 @@ PROG = "silo-view"
 SITE_DIR = Path(".silo") / "site"
 USAGE = f"""usage: {PROG} <run-or-group> [out=<file.html>] [open=true|false]
        {PROG} [out=<folder>] [open=true|false]
-       {PROG} serve [port=<n>] [out=<folder>]
+       {PROG} serve [port=<n>] [out=<folder>] [allow_hosts=<name,...>]
 
 Write one self-contained HTML report of a run, group or sweep folder (a path or a folder name
 under .silo/runs/) and print its path: verdict, checks, the trace turn by turn, the state diff,
@@ -44,7 +45,8 @@ With no folder: build (or bring up to date, rendering only new runs) a static si
 run, group and sweep under .silo/runs/ in out (default: {SITE_DIR}/) and print its index:
 filters and search over all runs, charts per sweep, a page per run. serve: the same site on
 http://127.0.0.1:<port>/ (default port 8765), rebuilt every 2 s so open pages refresh as runs
-land; Ctrl-C stops it.
+land; Ctrl-C stops it. It answers only requests addressed to 127.0.0.1, localhost or [::1]
+(allow_hosts: more Host names to answer, e.g. a tunnel's).
 Exit status: 0 written, 2 a usage mistake, a missing folder or one that holds no run
 (a folder named serve: give it as ./serve)."""
 
@@ -56,15 +58,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(words: list[str]) -> int:
-    args = parse(words, ("out", "open", "port"), positionals=len(words))
+    args = parse(words, ("out", "open", "port", "allow_hosts"), positionals=len(words))
     if args.help:
         out(USAGE)
         return 0
     show = parse_bool("open", args.values.get("open", "false"))
     if args.positionals in ([], ["serve"]):
         return _site(args.values, show, serving=bool(args.positionals))
-    if "port" in args.values:
-        raise UsageError("port= is for serve: silo-view serve port=8765")
+    for key in ("port", "allow_hosts"):
+        if key in args.values:
+            raise UsageError(f"{key}= is for serve: silo-view serve {key}=...")
     if len(args.positionals) != 1:
         raise UsageError(
             f"give one folder (got {len(args.positionals)}): {PROG} <run-or-group> "
@@ -98,11 +101,27 @@ def _site(values: dict[str, str], show: bool, serving: bool) -> int:
     try:
         if serving:
             port = _port(values.get("port", "8765"))
+            hosts = frozenset(h.strip().lower() for h in values.get("allow_hosts", "").split(","))
             live = LiveSite(runs_dir, site_dir)
-            serve(live, port, 2.0, ready=lambda url: out(f"serving {url} (Ctrl-C stops)"))
+            try:
+                serve(
+                    live,
+                    port,
+                    2.0,
+                    ready=lambda url: out(f"serving {url} (Ctrl-C stops)"),
+                    allowed_hosts=hosts - {""},
+                )
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise UsageError(
+                        f"port {port} is in use by another program; stop it, or give another "
+                        "port= (port=0 picks a free one)"
+                    ) from None
+                raise
             return 0
-        if "port" in values:
-            raise UsageError("port= is for serve: silo-view serve port=8765")
+        for key in ("port", "allow_hosts"):
+            if key in values:
+                raise UsageError(f"{key}= is for serve: silo-view serve {key}=...")
         index = build_site(runs_dir, site_dir).index.resolve()
     except OSError as exc:
         raise UsageError(

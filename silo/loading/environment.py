@@ -22,6 +22,7 @@ import once; :data:`SHARED_ENVIRONMENTS` is the one callers get when they bring 
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -38,6 +39,7 @@ from silo.loading.project import (
     list_environments,
     resolve_environment_dir,
 )
+from silo.safe_files import UnreadableFile, read_json_file, refuse_special
 from silo.schema.check import schema_mistake
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
@@ -77,10 +79,14 @@ def _manifest_error(root: Path, problem: str) -> EnvironmentLoadError:
 def read_manifest(root: Path) -> Manifest:
     """``root``'s manifest, or the defaults when it has none; a bad one is ``manifest_invalid``."""
     path = root / MANIFEST
-    if not path.is_file():
+    if not os.path.lexists(path):
         return Manifest(name=root.name)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json_file(path)
+    except UnreadableFile as exc:
+        raise _manifest_error(
+            root, f" {exc.why}; fix it or delete it to use the defaults"
+        ) from None
     except json.JSONDecodeError as exc:
         raise _manifest_error(
             root,
@@ -214,6 +220,12 @@ def read_environment(root: Path, on_problem: OnProblem | None = None) -> Environ
         )
         return parts
     parts.entry = entry
+    try:  # the environment's code reads its data as it likes: nothing there may block it
+        refuse_special(root / "data")
+    except UnreadableFile as exc:
+        where = f"environments/{label}/data/{exc.path.name}"
+        problem(EnvironmentLoadError("module_load_failed", f"{where} {exc.why}; replace it"))
+        return parts
     parts.package = package_for_dir(root, label)
     try:
         module = load_file(entry, f"{parts.package}.{entry.stem}", reload=True)

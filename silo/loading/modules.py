@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from silo.errors import EnvironmentLoadError
+from silo.redact import safe_str
 
 __all__ = ["package_for_dir", "load_file"]
 
@@ -61,6 +62,11 @@ def load_file(path: Path, module_name: str, *, reload: bool = False) -> ModuleTy
         raise EnvironmentLoadError(
             "module_load_failed", f"{path} called exit() on import; remove the call"
         ) from None
+    except KeyboardInterrupt as exc:  # raised by the file (the import is over in a moment)
+        del sys.modules[module_name]
+        raise EnvironmentLoadError(
+            "module_load_failed", f"{describe_exception(exc, path)} while importing; remove it"
+        ) from None
     return module
 
 
@@ -80,4 +86,4 @@ def describe_exception(exc: BaseException, path: Path | None = None) -> str:
             ]
             chosen = inside[-1] if inside else chosen
         where = f"{chosen.filename}:{chosen.lineno}: "
-    return f"{where}{type(exc).__name__}: {exc}"
+    return f"{where}{type(exc).__name__}: {safe_str(exc)}"

@@ -18,7 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo.agents.contract import CancelSignal, RunLimitError, ToolResult
+from silo.jsondepth import MAX_DEPTH, NotPlain, depth_of, plain_copy_of
 from silo.jsonio import compact, json_copy, json_copy_utf8
+from silo.redact import redact, safe_str
 from silo.rollout.trace import TraceWriter
 from silo.schema.validator import InputValidator, validator_for
 from silo.tools import Tool, ToolError
@@ -26,6 +28,7 @@ from silo.world.pool import World
 
 __all__ = [
     "MAX_OUTPUT_CHARS",
+    "MAX_OUTPUT_DEPTH",
     "stored_output",
     "MAX_PROBLEMS",
     "MAX_SHOWN",
@@ -33,6 +36,7 @@ __all__ = [
     "bounded_repr",
     "bounded_text",
     "json_value",
+    "recorded_error",
 ]
 
 # Every tool input and output crosses the bridge as compact JSON text (for the trace) and a
@@ -54,23 +58,38 @@ MAX_OUTPUT_CHARS = 1_000_000
 """The most characters of an agent's final answer a rollout keeps (and grades, and stores)."""
 
 
-def stored_output(output: Any) -> tuple[Any, int | None]:
-    """The agent's answer as a rollout keeps it, and its length in characters when it was cut.
+MAX_OUTPUT_DEPTH = MAX_DEPTH - 1
+"""The deepest answer a rollout keeps: with the one level of the record that holds it, every
+artifact stays within :data:`silo.jsondepth.MAX_DEPTH`. Deeper containers become ``"…"``."""
+
+
+def stored_output(output: Any) -> tuple[Any, dict[str, int] | None]:
+    """The agent's answer as a rollout keeps it, and what was cut from it (None: nothing).
 
     ``output`` is already a JSON copy (:func:`json_value`). Lone surrogates become
-    backslash escapes (no UTF-8 artifact could hold them); an answer whose JSON text is over
-    :data:`MAX_OUTPUT_CHARS` is kept as the first that many characters of it, as a string.
+    backslash escapes (no UTF-8 artifact could hold them); an answer nested deeper than
+    :data:`MAX_OUTPUT_DEPTH` keeps that many levels (``keptDepth``); an answer whose JSON text
+    is over :data:`MAX_OUTPUT_CHARS` is kept as the first that many characters of it, as a
+    string (``chars``, ``keptChars``).
     """
     if output is None or type(output) in (bool, int, float):
         return output, None
+    cut: dict[str, int] = {}
     text = output if type(output) is str else compact(output)
+    # Every level of nesting takes two characters: only a long text can be too deep.
+    long = type(output) is not str and len(text) > 2 * MAX_OUTPUT_DEPTH
+    if long and depth_of(output, MAX_OUTPUT_DEPTH) > MAX_OUTPUT_DEPTH:
+        output = plain_copy_of(output, MAX_OUTPUT_DEPTH)
+        text = compact(output)
+        cut["keptDepth"] = MAX_OUTPUT_DEPTH
     if len(text) <= MAX_OUTPUT_CHARS:
         try:
             text.encode("utf-8")
-            return output, None
+            return output, cut or None
         except UnicodeEncodeError:
-            return _without_surrogates(output), None
-    return bounded_text(text[:MAX_OUTPUT_CHARS], MAX_OUTPUT_CHARS), len(text)
+            return _without_surrogates(output), cut or None
+    kept = bounded_text(text[:MAX_OUTPUT_CHARS], MAX_OUTPUT_CHARS)
+    return kept, cut | {"chars": len(text), "keptChars": len(kept)}
 
 
 def _without_surrogates(value: Any) -> Any:
@@ -85,11 +104,32 @@ def _without_surrogates(value: Any) -> Any:
 
 
 def json_value(value: Any) -> Any:
-    """A JSON copy of ``value`` (its ``str`` when it is not JSON), as artifacts record it."""
+    """A JSON copy of ``value`` as artifacts record it; never raises, whatever ``value`` does.
+
+    Plain JSON nested too deeply for the fast copy is copied without recursion (one level
+    past :data:`MAX_OUTPUT_DEPTH` kept, so that :func:`stored_output` sees it was deeper);
+    anything else that is not JSON (a cycle, a set, an object) is recorded as its text, its
+    ``repr`` when ``__str__`` raises.
+    """
     try:
         return _copy(value)[1]
-    except (TypeError, ValueError):
-        return str(value)
+    except Exception:  # not JSON, too deep, or one of its own methods raised
+        pass
+    try:
+        return plain_copy_of(value, MAX_OUTPUT_DEPTH + 1)
+    except NotPlain:
+        return safe_str(value)
+
+
+MAX_ERROR_CHARS = 4_000
+"""The most characters of an error a rollout records (an exception's message can be huge)."""
+
+
+def recorded_error(error: str | None) -> str | None:
+    """``error`` as a rollout records it: bounded, UTF-8-safe, secrets redacted."""
+    if error is None:
+        return None
+    return bounded_text(redact(safe_str(error)), MAX_ERROR_CHARS)
 
 
 class Bridge:

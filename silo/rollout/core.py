@@ -30,7 +30,7 @@ from typing import Any
 from silo.agents.contract import UserChannel, output_text
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
-from silo.errors import ConfigError
+from silo.errors import ConfigError, EnvironmentLoadError
 from silo.jsonio import plain_copy, write_json_new
 from silo.loading.environment import (
     MANIFEST,
@@ -41,7 +41,8 @@ from silo.loading.environment import (
     tool_mistake,
 )
 from silo.loading.modules import describe_exception
-from silo.rollout.bridge import Bridge, json_value, stored_output
+from silo.redact import safe_str
+from silo.rollout.bridge import Bridge, json_value, recorded_error, stored_output
 from silo.rollout.conversation import Conversation
 from silo.rollout.trace import TraceWriter, event_json
 from silo.tasks import Task
@@ -252,7 +253,10 @@ class Rollout:
         verifier = environment.verifier_for(task)
         simulated = resolve_user(user) if task.user is not None else None
         pool = (worlds or SHARED_WORLDS).pool(environment)
-        world = pool.acquire()
+        try:
+            world = pool.acquire()
+        except Exception as exc:  # create_state() or bind_tools() raised: the environment's fault
+            raise world_failed(environment, exc) from None
         try:
             # Once per pool: a malformed tool schema stops the run here, blamed on the environment.
             check_tools(environment.name, [], pool.derived(_tool_mistake, world))
@@ -374,11 +378,15 @@ class Rollout:
         conversation = self.conversation
         if conversation is not None:
             conversation.close(reason)
-        output, output_chars = stored_output(output)
+        error = recorded_error(error)
+        output, cut = stored_output(output)
         answer: dict[str, Any] = {"output": output}
-        if output_chars is not None:  # say so wherever the answer is kept
-            self.extra["agentOutputTruncated"] = {"chars": output_chars, "keptChars": len(output)}
-            answer["truncatedFrom"] = output_chars
+        if cut is not None:  # say so wherever the answer is kept
+            self.extra["agentOutputTruncated"] = cut
+            if "chars" in cut:
+                answer["truncatedFrom"] = cut["chars"]
+            if "keptDepth" in cut:
+                answer["truncatedAtDepth"] = cut["keptDepth"]
         end = {
             "terminationReason": reason,
             "error": error,
@@ -517,10 +525,21 @@ def grade(
         mode = environment.reward_mode(task) if environment is not None else task.reward
         return score(verifier.id, checks, mode or "weighted"), None, False
     except VerifierError as exc:  # it graded nothing required: a failed grade, as before
-        return None, f"verifier {verifier.id} failed: {type(exc).__name__}: {exc}", False
+        return None, f"verifier {verifier.id} failed: {type(exc).__name__}: {safe_str(exc)}", False
     except Exception as exc:
         where = _where(exc, environment)
-        return None, f"verifier {verifier.id} failed at {where}{type(exc).__name__}: {exc}", True
+        why = f"{type(exc).__name__}: {safe_str(exc)}"
+        return None, f"verifier {verifier.id} failed at {where}{why}", True
+
+
+def world_failed(environment: Environment, exc: Exception) -> EnvironmentLoadError:
+    """The one-line error of a world the environment's code could not build."""
+    why = f"{_where(exc, environment)}{type(exc).__name__}: {safe_str(exc)}"
+    return EnvironmentLoadError(
+        "runtime_load_failed",
+        f"environments/{environment.root.name}: building the world failed at {why}; "
+        "fix the environment's create_state() or bind_tools()",
+    )
 
 
 def _where(exc: BaseException, environment: Environment | None) -> str:
@@ -528,6 +547,6 @@ def _where(exc: BaseException, environment: Environment | None) -> str:
     if environment is None:
         return ""
     text = describe_exception(exc, environment.root / MANIFEST)
-    located = text[: len(text) - len(f"{type(exc).__name__}: {exc}")]
+    located = text[: len(text) - len(f"{type(exc).__name__}: {safe_str(exc)}")]
     project = f"{environment.root.parent.parent}{os.sep}"
     return located.replace(project, "", 1)

@@ -4,7 +4,8 @@ Contract: events get ``seq`` from 1 and ``at`` (UTC ISO-8601, milliseconds). Wit
 line is written and flushed as it happens, so a process killed mid-run leaves every event so
 far; without one, lines are kept in memory. Tool events are assembled from pre-serialised JSON
 so the hot path serialises each input and output exactly once; ``durationMs`` is milliseconds
-with three decimals (to the microsecond).
+with three decimals (to the microsecond). Every line passes through :func:`silo.redact.redact`
+first: no secret an agent, its endpoint or its configuration holds reaches the file.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.jsonio import compact_encoder, create_file, write_all
+from silo.redact import redact
 
 __all__ = ["Timestamps", "TraceWriter", "event_json", "utc_now_iso"]
 
@@ -152,7 +154,7 @@ class TraceWriter:
         lines = self._lines
         for index, line in enumerate(lines):
             if type(line) is tuple:
-                lines[index] = _tool_line(self.stamps, *line)
+                lines[index] = redact(_tool_line(self.stamps, *line))
         return lines
 
     def now_iso(self) -> str:
@@ -164,6 +166,7 @@ class TraceWriter:
         return self.stamps.at(_time())
 
     def _write(self, line: str) -> None:
+        line = redact(line)
         fd = self._fd
         if fd is None:
             self._lines.append(line)
@@ -179,7 +182,7 @@ class TraceWriter:
 
         Each line is what :meth:`event` writes; the file gets them in one system call.
         """
-        lines = [self._line(kind, fields) for kind, fields in events]
+        lines = [redact(self._line(kind, fields)) for kind, fields in events]
         if self._fd is None:
             self._lines.extend(lines)
         else:
@@ -200,7 +203,7 @@ class TraceWriter:
         self.seq += 1
         head = {"seq": self.seq, "type": kind, "at": self.stamps.at(_time())}
         text = event_json({**head, **{k: v for k, v in fields.items() if k not in head}})
-        start = f"{text[:-1]},{event_json(key)}:"
+        start = redact(f"{text[:-1]},{event_json(key)}:")
         fd = self._fd
         if fd is None:
             self._lines.append(f"{start}{raw}}}")

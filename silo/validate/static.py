@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from silo.errors import SiloError
 from silo.loading.environment import MANIFEST, EnvironmentParts, read_environment
 from silo.loading.modules import describe_exception
+from silo.safe_files import UnreadableFile, read_json_file
 from silo.tools import Tool
 from silo.verifiers import Verifier
 
@@ -58,11 +59,11 @@ class Loaded:
 def _read_json(path: Path) -> tuple[Any, str | None]:
     """``(value, None)``, or ``(None, why)`` when ``path`` is not valid JSON."""
     try:
-        return json.loads(path.read_text(encoding="utf-8")), None
+        return read_json_file(path), None
     except json.JSONDecodeError as exc:
         return None, f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
-    except UnicodeDecodeError:
-        return None, "not UTF-8 text"
+    except UnreadableFile as exc:
+        return None, exc.why
 
 
 def check_data(root: Path, where: str, report: Report) -> None:

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group
+from silo.safe_files import UnreadableFile, read_text_file
 from silo.view.html import anchor, badge, esc, table
+from silo.view.optional_json import optional_json
 from silo.view.run_page import RUN_FILES, RunFolder, load_run, run_section, verdict
 
 __all__ = ["group_body", "is_group"]
@@ -40,12 +42,9 @@ def _has_run_files(folder: Path) -> bool:
 
 def _summary(folder: Path, rollouts: list[Rollout]) -> tuple[dict[str, Any], str]:
     """The group's summary and where it came from: summary.json, else ``rollouts``."""
-    try:
-        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-        if isinstance(summary, dict) and isinstance(summary.get("rows"), list):
-            return summary, "summary.json"
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        pass
+    summary = optional_json(folder / "summary.json")
+    if isinstance(summary, dict) and isinstance(summary.get("rows"), list):
+        return summary, "summary.json"
     rows = [cell_row(cell, items) for cell, items in group_cells(rollouts).items()]
     passed = sum(row["passes"] for row in rows)
     summary = {
@@ -61,12 +60,12 @@ def _summary(folder: Path, rollouts: list[Rollout]) -> tuple[dict[str, Any], str
 
 def _infra_errors(path: Path) -> list[Any]:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        lines = read_text_file(path, follow=False).splitlines()
+    except UnreadableFile:
         return []
     found = []
     for line in lines:
-        with suppress(json.JSONDecodeError):
+        with suppress(json.JSONDecodeError, RecursionError):
             found.append(json.loads(line))
     return found
 

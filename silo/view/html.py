@@ -90,7 +90,7 @@ footer{margin-top:40px;color:var(--muted);font-size:12px}
 
 # Opens the <details> holding the element a link points at, and drives expand/collapse buttons.
 _JS = """
-function siloShow(){var h=decodeURIComponent(location.hash.slice(1));if(!h)return;
+function siloShow(){var h=location.hash.slice(1);try{h=decodeURIComponent(h);}catch(e){}if(!h)return;
 var e=document.getElementById(h);if(!e)return;
 for(var n=e;n;n=n.parentElement){if(n.tagName==='DETAILS')n.open=true;}e.scrollIntoView();}
 window.addEventListener('hashchange',siloShow);window.addEventListener('load',siloShow);

@@ -44,8 +44,9 @@ var H=D.map(function(r){return (r[1]+' '+r[2]+' '+r[4]+' '+r[5]+' '+r[6]).toLowe
 function esc(s){return String(s).replace(/[&<>"']/g,function(c){return '&#'+c.charCodeAt(0)+';';});}
 function num(v,p){return v===null?'-':Number(v).toFixed(p);}
 function ms(v){return v===null?'-':v<100?v.toFixed(1)+' ms':v<1000?v.toFixed(0)+' ms':(v/1000).toFixed(2)+' s';}
+function dec(x){try{return decodeURIComponent(x);}catch(e){return x;}}
 function state(){var s={};location.hash.slice(1).split('&').forEach(function(p){
-var i=p.indexOf('=');if(i>0)s[decodeURIComponent(p.slice(0,i))]=decodeURIComponent(p.slice(i+1));});return s;}
+var i=p.indexOf('=');if(i>0)s[dec(p.slice(0,i))]=dec(p.slice(i+1));});return s;}
 function apply(){var t0=performance.now(),s=state(),want=[];
 F.forEach(function(f){var e=document.getElementById('f-'+f);e.value=s[f]||'';if(s[f])want.push([K[f],s[f],f==='date']);});
 q.value=s.q||'';var needle=(s.q||'').toLowerCase(),out=[],n=0;

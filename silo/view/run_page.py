@@ -16,7 +16,7 @@ optional ones shaded), the timeline (:func:`silo.view.trace.timeline`), the stat
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +38,7 @@ from silo.view.html import (
     text_block,
 )
 from silo.view.html import facts as grid
+from silo.view.optional_json import optional_json
 from silo.view.trace import BadLine, read_trace, timeline
 
 __all__ = ["RUN_FILES", "RunFolder", "load_run", "run_section", "verdict"]
@@ -73,12 +74,10 @@ class RunFolder:
 
 
 def _read_object(path: Path, problems: list[str]) -> dict[str, Any] | None:
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        problems.append(f"{path.name} could not be read ({type(exc).__name__}: {exc})")
+    value = optional_json(path, problems)
+    if value is None:
         return None
     if not isinstance(value, dict):
         problems.append(f"{path.name} is not a JSON object")

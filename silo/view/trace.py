@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from silo.safe_files import UnreadableFile, read_bytes_file
 from silo.view.html import esc, fmt_ms, json_block, mapping, records, table, text_block
 
 __all__ = ["BadLine", "read_trace", "timeline"]
@@ -39,18 +40,19 @@ class BadLine:
 def read_trace(path: Path, problems: list[str]) -> list[dict[str, Any] | BadLine]:
     """Every line of ``trace.jsonl`` as an event, or a :class:`BadLine` where it does not parse."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError as exc:
-        if path.exists():
-            problems.append(f"trace.jsonl could not be read ({exc})")
+        data = read_bytes_file(path, follow=False)
+    except UnreadableFile as exc:
+        if exc.why != "does not exist":
+            problems.append(f"trace.jsonl unreadable: {exc.why}")
         return []
+    lines = data.decode("utf-8", errors="replace").splitlines()
     trace: list[dict[str, Any] | BadLine] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             event = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             event = None
         trace.append(event if isinstance(event, dict) else BadLine(number, line))
     return trace

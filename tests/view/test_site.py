@@ -200,4 +200,4 @@ def test_a_damaged_state_changes_file_is_named_on_the_page(
     (folder / "state-changes.json").write_text('[{"collection": "counters", cut', "utf-8")
     build_site(_runs(toy_project), tmp_path / "site")
     page = Page((tmp_path / "site" / "runs" / f"{folder.name}.html").read_text("utf-8"))
-    assert "state-changes.json could not be read (JSONDecodeError" in page.text
+    assert "state-changes.json unreadable: not JSON (line 1, column 29" in page.text

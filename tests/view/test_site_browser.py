@@ -74,3 +74,10 @@ def test_a_long_list_draws_the_newest_hundred_and_offers_more(tmp_path: Path) ->
     assert len(rows) == 100 and rows[0][0] == "run_20261101000129_abcdef"  # newest first
     assert page.by_id("count").text == "130 of 130 runs match (the newest 100 shown)"
     assert "hidden" not in page.by_id("more").attrs
+
+
+def test_the_table_survives_a_malformed_url_fragment(toy_project: Path, tmp_path: Path) -> None:
+    _loose(toy_project)
+    build_site(_runs(toy_project), tmp_path / "site")
+    page = Page(dump_dom((tmp_path / "site" / "index.html").as_uri() + "#q=%E0%A4%A"))
+    assert page.by_id("count").text == "0 of 1 runs match"  # the script ran to the end

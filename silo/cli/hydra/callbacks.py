@@ -12,6 +12,8 @@ from typing import Any
 
 from hydra.experimental.callback import Callback
 
+from silo.cli.console import stop_on_full_disk
+
 __all__ = ["SweepSummary"]
 
 
@@ -25,6 +27,10 @@ class SweepSummary(Callback):
         sweep_dir = Path(str(config.hydra.sweep.dir))
         if not sweep_dir.is_dir():
             return
-        summary = write_summary(sweep_dir)
+        try:
+            summary = write_summary(sweep_dir)
+        except OSError as exc:
+            stop_on_full_disk(exc)
+            raise
         print(summary["table"])
         print(f"summary: {sweep_dir / 'summary.json'}")

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from silo.errors import SiloError
+from silo.redact import terminal_safe
 
 __all__ = ["execute", "execute_job", "print_rollout"]
 
 
 def _say(message: str) -> None:
-    sys.stderr.write(f"silo-run: {message}\n")
+    sys.stderr.write(f"silo-run: {terminal_safe(message, newlines=False)}\n")
 
 
 def execute(cfg: Any, project: Path) -> int:
@@ -160,12 +161,17 @@ def _rel(path: Path, project: Path) -> str:
         return str(path)
 
 
+def one_line(text: str) -> str:
+    """``text`` as one terminal line: agent, tool and environment text cannot fake another."""
+    return terminal_safe(text, newlines=False)
+
+
 def print_rollout(result: Any, project: Path) -> None:
     """Print the short report of a single rollout: verdict, counts, failed checks, folder."""
     r = result.result
     verdict = "PASS" if r["passed"] else "FAIL"
     lines = [
-        f"{result.task.id}  {result.task.title}",
+        one_line(f"{result.task.id}  {result.task.title}"),
         f"{verdict}  reward {r['reward']:.2f}  tool calls {r['toolCalls']} ({r['toolErrors']} errors)"
         f"  checks {r['checksPassed']}/{r['checksPassed'] + r['checksFailed']}"
         f" (required {r['requiredPassed']}/{r['requiredTotal']})",
@@ -173,8 +179,8 @@ def print_rollout(result: Any, project: Path) -> None:
     if r["terminationReason"] != "completed":
         lines.append(f"ended early: {r['terminationReason']}")
     if r["error"]:
-        lines.append(f"error: {r['error']}")
-    lines.extend(f"  x {label}" for label in r["failedRequired"])
+        lines.append(one_line(f"error: {r['error']}"))
+    lines.extend(one_line(f"  x {label}") for label in r["failedRequired"])
     if "userTurns" in result.run:  # a conversational task
         ended = result.run.get("conversationEndedBy")
         lines.append(f"conversation: {result.run['userTurns']} user turns, ended by {ended}")

@@ -61,6 +61,7 @@ from hydra.plugins.sweeper import Sweeper
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, OmegaConf
 
+from silo.cli.console import stop_on_full_disk
 from silo.cli.hydra.errors import composition_error
 from silo.cli.hydra.launchers import choose_joblib_batch_size, local_pool_size
 from silo.cli.hydra.task import RunTask
@@ -153,7 +154,12 @@ class ShapeSweeper(Sweeper):
                 self._exit_status(2)
                 return []
         sweep_dir.mkdir(parents=True, exist_ok=True)
-        OmegaConf.save(self.config, sweep_dir / "multirun.yaml")  # with the batch size chosen
+        try:
+            OmegaConf.save(self.config, sweep_dir / "multirun.yaml")  # with the batch size chosen
+        except OSError as exc:
+            (sweep_dir / "multirun.yaml").unlink(missing_ok=True)  # no partial file
+            stop_on_full_disk(exc)
+            raise
 
         returns: list[Sequence[JobReturn]] = []
         initial_job_idx = 0
@@ -263,19 +269,24 @@ class ShapeSweeper(Sweeper):
         self, num: int, job: Sequence[str], what: str, exc: BaseException, who: str = ""
     ) -> None:
         assert self.config is not None
+        stop_on_full_disk(exc)
         error = f"{who or f'job #{num} ({self._label(job)})'} {what}: {_one_line(exc)}"
         sys.stderr.write(f"silo-run: {error}\n")
         values = dict(o.lstrip("+").split("=", 1) for o in job if "=" in o)
         choices = self.config.hydra.runtime.choices
         from silo.batch.sweep import record_infra_error  # not at the top: imported at every start
 
-        record_infra_error(
-            Path(self.config.hydra.sweep.dir),
-            environment=values.get("env", choices.get("env")),
-            task_id=values.get("task") or _value(self.config, "task"),
-            agent=values.get("agent", choices.get("agent", "?")),
-            error=error,
-        )
+        try:
+            record_infra_error(
+                Path(self.config.hydra.sweep.dir),
+                environment=values.get("env", choices.get("env")),
+                task_id=values.get("task") or _value(self.config, "task"),
+                agent=values.get("agent", choices.get("agent", "?")),
+                error=error,
+            )
+        except OSError as written:
+            stop_on_full_disk(written)
+            raise
         self._exit_status(2)
 
     def _exit_status(self, status: int) -> None:
