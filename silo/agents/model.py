@@ -58,7 +58,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from silo.agents.contract import AgentError, AgentInput, RunLimitError
+from silo.agents.contract import AgentError, AgentInput, ModelError, RunLimitError
 from silo.agents.endpoints import Endpoint, shared_endpoint
 from silo.agents.json_client import StatusError
 from silo.agents.routing import check_route
@@ -410,12 +410,13 @@ class _Conversation:
             except TimedOut:
                 problem = f"no answer within {timeout:.1f}s"
             except (ConnectFailed, ReadFailed) as exc:
-                raise AgentError(
+                raise ModelError(
                     f"cannot connect to the model endpoint at {agent.where} "
-                    f"({_one_line(str(exc), self.key)}); start the server or fix agent.base_url"
+                    f"({_one_line(str(exc), self.key)}); start the server or fix agent.base_url",
+                    connect_failed=isinstance(exc, ConnectFailed),
                 ) from None
             except WireError as exc:
-                raise AgentError(
+                raise ModelError(
                     f"the model endpoint at {agent.where} failed: {_one_line(str(exc), self.key)}"
                 ) from None
             _stop_if_ended(inp)  # a failure at the deadline is a timeout, not a failing endpoint
@@ -430,7 +431,7 @@ class _Conversation:
                 {"attempt": attempt, "problem": problem, "delayMs": round(delay * 1000)},
             )
             inp.signal.wait(delay)
-        raise AgentError(
+        raise ModelError(
             f"the model endpoint at {agent.where} kept failing ({problem}) after "
             f"{agent.max_retries + 1} attempts; retry later or raise agent.max_retries"
         )
@@ -622,14 +623,14 @@ def token_count(value: Any) -> int:
 
 
 def read_json(content: bytes, where: str, expected: str) -> dict[str, Any]:
-    """The JSON object an endpoint answered (an HTTP body), or an :class:`AgentError`."""
+    """The JSON object an endpoint answered (an HTTP body), or a :class:`ModelError`."""
     try:
         data = orjson.loads(content)
     except orjson.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
         text = content.decode("utf-8", "replace")
-        raise AgentError(
+        raise ModelError(
             f"the model endpoint at {where} answered something that is not {expected} "
             f"({_one_line(text, '')}); check agent.base_url"
         )

@@ -30,7 +30,7 @@ from typing import Any
 from silo.agents.contract import UserChannel, output_text
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
-from silo.errors import ConfigError
+from silo.errors import ConfigError, EnvironmentLoadError
 from silo.jsonio import plain_copy, write_json_new
 from silo.loading.environment import (
     MANIFEST,
@@ -252,7 +252,14 @@ class Rollout:
         verifier = environment.verifier_for(task)
         simulated = resolve_user(user) if task.user is not None else None
         pool = (worlds or SHARED_WORLDS).pool(environment)
-        world = pool.acquire()
+        try:
+            world = pool.acquire()
+        except Exception as exc:  # create_state() or its tools raised: the environment's bug
+            raise EnvironmentLoadError(
+                "runtime_load_failed",
+                f"environment {environment.name}: its state could not be made at "
+                f"{_where(exc, environment)}{type(exc).__name__}: {exc}; fix the environment's code",
+            ) from None
         try:
             # Once per pool: a malformed tool schema stops the run here, blamed on the environment.
             check_tools(environment.name, [], pool.derived(_tool_mistake, world))

@@ -326,13 +326,16 @@ def test_anthropic_pause_turn_is_sent_back(tmp_path: Path, monkeypatch: pytest.M
     assert second[1]["content"][0]["text"] == "thinking"
 
 
-@pytest.mark.parametrize("body", [{"unexpected": True}, ["not", "an", "object"]])
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [({"unexpected": True}, "agent_error"), (["not", "an", "object"], "model_error")],
+)
 def test_an_answer_that_is_not_the_api_s_shape_is_one_line(
-    tmp_path: Path, api: Api, body: Any
+    tmp_path: Path, api: Api, body: Any, reason: str
 ) -> None:
     with api.server([Reply(200, body)]) as server:
         result = run(tmp_path, agent_for(api, server))
-    assert result.termination_reason == "agent_error"
+    assert result.termination_reason == reason  # not JSON at all: the endpoint's failure
     assert result.error is not None and "\n" not in result.error
     assert server.base_url.split("/v1")[0] in result.error
 

@@ -1,15 +1,17 @@
 """The body of a ``silo-run`` job: plan, run, report.
 
 Contract: :func:`execute` receives the composed config of one Hydra job and returns its exit
-status (0 all passed, 1 a rollout failed, 2 the job could not start). It prints one line per
-user mistake, a short report for a single rollout, and a summary table for a group run in one
-process. In a multirun, infrastructure failures are written to the sweep folder so the sweep's
-summary (see ``silo.cli.hydra.callbacks``) counts them apart.
+status (0 all passed, 1 a rollout failed, 2 a rollout was not graded: it could not start, or
+its environment or model endpoint failed; see :mod:`silo.batch.outcomes`). It prints one line
+per user mistake, a short report for a single rollout, and a summary table for a group run in
+one process. In a multirun, rollouts that never began are written to the sweep folder so the
+sweep's summary (see ``silo.cli.hydra.callbacks``) counts them apart.
 """
 
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,9 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         if result.environment_error:  # the environment failed, not the agent
             _say(f"{result.environment_error}; fix the environment's code")
             return 2
+        if result.termination_reason == "model_error":  # the endpoint failed, not the model
+            _say(f"model error (not graded): {result.error}")
+            return 2
         return 0 if result.passed or not plan.fail_on_error else 1
     if group_dir is None:
         from silo.artifacts.run_folder import allocate_run_dir
@@ -111,7 +116,9 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         max_concurrency=plan.max_concurrency,
         cpu_affinity=plan.cpu_affinity,
     )
-    failed = [o for o in outcomes if not o.passed]
+    from silo.batch.outcomes import FAILED, NOT_GRADED, count_line
+
+    failed = [o for o in outcomes if o.outcome == FAILED]
     skipped = sum(1 for o in outcomes if o.resumed)
     if skipped:
         print(f"resume: {skipped} of {len(outcomes)} rollouts skipped (already completed)")
@@ -122,12 +129,13 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         print(summary["table"])
         print(f"summary: {_rel(group_dir / 'summary.json', project)}")
     else:
-        passes = len(outcomes) - len(failed)
         task = ",".join(dict.fromkeys(o.point.task for o in outcomes))
-        print(
-            f"{task} {plan.points[0].agent_label if plan.points else ''}: {passes}/{len(outcomes)} passed"
-        )
-    if any(o.infra_error for o in outcomes):  # could not start, or a verifier raised
+        counts = Counter(o.outcome for o in outcomes)
+        print(f"{task} {plan.points[0].agent_label if plan.points else ''}: {count_line(counts)}")
+    stopped = next((o for o in outcomes if o.stopped), None)
+    if stopped is not None:  # the sweep's one line about a dead endpoint
+        _say(f"stopped early, {sum(o.stopped for o in outcomes)} rollout(s) {stopped.infra_error}")
+    if any(o.outcome in NOT_GRADED for o in outcomes):  # not the agent's failure: not graded
         return 2
     if failed and plan.fail_on_error:
         return 1
