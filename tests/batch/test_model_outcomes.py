@@ -99,3 +99,17 @@ def test_a_sweep_against_a_stopped_endpoint_stops_early(toy_project: Path) -> No
     assert all("cannot connect" in r["error"] for r in began)
     assert f"{runs} rollouts: 0 passed, 0 failed, {runs} model errors" in proc.stdout
     assert elapsed < 60, f"{elapsed:.1f}s for a dead endpoint"
+
+
+def test_an_endpoint_limit_below_max_concurrency_is_said(toy_project: Path) -> None:
+    with FakeOpenAI([final("C-1 is now 1")]) as server:
+        proc = _silo_run(
+            toy_project, "env=toy", "task=TASK-001", "agent=openai", "agent.model=m",
+            f"agent.base_url={server.base_url}", "agent.max_connections=2", "runs=4",
+            "max_concurrency=4", "fail_on_error=false", timeout=120,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "silo-run: note: max_concurrency=4 rollouts in flight, but agent.max_connections=2 caps "
+        "the requests to the model endpoint at 2 at once; set agent.max_connections=4 to match"
+    ]

@@ -104,6 +104,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         group_id = group_dir.name
     from silo.batch.sweep import run_points
 
+    _say_endpoint_limit(plan)
     outcomes = run_points(
         plan.points,
         plan.runs,
@@ -140,6 +141,30 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
     if failed and plan.fail_on_error:
         return 1
     return 0
+
+
+# The model agents' per-endpoint connection limit (conf/agent/openai.yaml, anthropic.yaml).
+_ENDPOINT_LIMIT = "max_connections"
+
+
+def _say_endpoint_limit(plan: Any) -> None:
+    """One line when the agent's endpoint limit keeps fewer requests in flight than asked.
+
+    ``max_concurrency=N`` is the rollouts in flight; a model agent's ``max_connections`` below
+    N caps its requests to the endpoint. That is a choice to make on purpose, so it is said.
+    """
+    limits: set[int] = set()
+    for point in plan.points:
+        found = point.agent.get(_ENDPOINT_LIMIT) if isinstance(point.agent, dict) else None
+        if isinstance(found, int):
+            limits.add(found)
+    below = sorted(limit for limit in limits if limit < plan.max_concurrency)
+    if below:
+        _say(
+            f"note: max_concurrency={plan.max_concurrency} rollouts in flight, but "
+            f"agent.{_ENDPOINT_LIMIT}={below[0]} caps the requests to the model endpoint at "
+            f"{below[0]} at once; set agent.{_ENDPOINT_LIMIT}={plan.max_concurrency} to match"
+        )
 
 
 def _rel(path: Path, project: Path) -> str:
