@@ -27,6 +27,7 @@ __all__ = [
     "CheckDocument",
     "CollectionChanges",
     "InfraErrorRecord",
+    "NotGradedRecord",
     "ModelStepEvent",
     "ResultDocument",
     "RunConfig",
@@ -129,6 +130,7 @@ class RunDocument(TypedDict):
     pointId: NotRequired[str]
     repeat: NotRequired[int]
     environmentError: NotRequired[str]  # a verifier raised: the environment's fault
+    modelUnreachable: NotRequired[bool]  # model_error: the endpoint refused the connection
     agentOutputTruncated: NotRequired[dict[str, int]]  # {chars, keptChars}
 
 
@@ -224,16 +226,24 @@ TraceEvent = (
 
 
 class SummaryRow(TypedDict):
-    """One task x agent of a group: its runs, passes, rates and pass^k for k = 1..runs."""
+    """One task x agent of a group: its rollouts by outcome; rates and pass^k over the graded.
+
+    ``runs`` counts the graded rollouts (passed or failed); ``rollouts`` every one, the
+    not-graded counted apart. The rates are ``None`` when no rollout was graded.
+    """
 
     environment: str
     task: str
     agent: str
+    rollouts: int
     runs: int
     passes: int
-    passRate: float
-    meanReward: float
-    meanToolCalls: float
+    passRate: float | None
+    meanReward: float | None
+    meanToolCalls: float | None
+    environmentErrors: int
+    modelErrors: int
+    couldNotStart: int
     terminationReasons: dict[str, int]
     resumed: int
     passHatK: dict[str, float]
@@ -250,6 +260,7 @@ class AgentSummaryRow(TypedDict):
     tasks: int
     runs: int
     passes: int
+    notGraded: int
     passHatK: dict[str, float]
 
 
@@ -268,7 +279,11 @@ class TemplateSummaryRow(TypedDict):
 
 
 class InfraErrorRecord(TypedDict):
-    """A line of ``infra-errors.jsonl``: a point that could not start."""
+    """A line of ``infra-errors.jsonl``: a rollout that never began, and why.
+
+    ``outcome`` is ``couldNotStart``, ``environmentError`` or ``modelError`` (a sweep that
+    stopped early); a record without one could not start.
+    """
 
     pointId: str
     environment: str
@@ -276,6 +291,19 @@ class InfraErrorRecord(TypedDict):
     agent: str
     repeat: int
     error: str
+    outcome: NotRequired[str]
+
+
+class NotGradedRecord(TypedDict):
+    """A rollout of a group that was not graded: its outcome, where it was, and why."""
+
+    outcome: str
+    environment: str
+    taskId: str
+    agent: str
+    repeat: int | None
+    error: str
+    runDir: str | None
 
 
 class SummaryDocument(TypedDict):
@@ -283,9 +311,13 @@ class SummaryDocument(TypedDict):
 
     group: str
     rollouts: int
+    graded: int
     passed: int
     failed: int
-    infraErrors: list[InfraErrorRecord]
+    environmentErrors: int
+    modelErrors: int
+    couldNotStart: int
+    notGraded: list[NotGradedRecord]
     rows: list[SummaryRow]
     agents: list[AgentSummaryRow]
     # Only when the group ran instances of task templates (TASK-010#17): one row per template.

@@ -19,8 +19,11 @@ Contract:
   the changed fields; ``state-changes`` drift is explained field by field with before and after
   values by :mod:`silo.batch.baseline_changes`), ``MISSING`` (no golden; the rollout is skipped when none exists).
   Both report ``STALE`` goldens: a task no longer in the environment within the target's task
-  scope, or pinned tool events the target no longer asks for. A rollout that cannot start is
-  ``ERROR``. Nothing here prints; callers format the :class:`GoldenOutcome` records.
+  scope, or pinned tool events the target no longer asks for. A rollout that is not graded
+  (:mod:`silo.batch.outcomes`: it could not start, its verifier or ``create_state()`` raised,
+  its model endpoint failed) is ``ERROR`` with its one-line reason, never ``DRIFT``, and
+  ``record`` writes no golden for it. Nothing here prints; callers format the
+  :class:`GoldenOutcome` records.
 * :func:`require_deterministic` refuses agents whose ``ResolvedAgent.deterministic`` is false.
 
 The engine knows nothing of Hydra; ``silo.cli.baseline`` turns overrides into targets.
@@ -39,6 +42,7 @@ from silo.agents.resolve import resolve_agent
 from silo.artifacts.run_folder import unwritable
 from silo.batch.baseline_changes import explain_changes
 from silo.batch.baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
+from silo.batch.outcomes import LABELS, rollout_outcome, start_outcome
 from silo.batch.point import Point, run_point
 from silo.batch.sweep import ordered_map
 from silo.errors import BaselineError, SiloError
@@ -220,7 +224,10 @@ def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str
     try:
         rollout = run_point(point, project_dir=project, runs_dir=None)
     except SiloError as exc:
-        return exc.message
+        return f"{LABELS[start_outcome(exc)]}: {exc.message}"
+    outcome, reason = rollout_outcome(rollout.run, rollout.result)
+    if reason is not None:  # the environment's or the endpoint's failure: not a golden
+        return f"{LABELS[outcome]}: {reason}"
     values: dict[str, Any] = {
         "result": rollout.result,
         "state-diff": rollout.state_diff,

@@ -11,11 +11,14 @@ holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the f
   :func:`silo.batch.summary.agent_name`: its label and, for model agents, the model and
   settings that answered, so two models are two cells), sorted, with the
   ``summary.json`` row of each side (``a``/``b``, ``None`` where absent), ``delta`` (B − A of
-  runs, passRate, meanReward, meanToolCalls, and estimatedCost when both rows have one) and a
-  ``status``: ``regression`` (every A run
-  passed, every B run failed), ``fix`` (the reverse), ``worse``/``better`` (the pass rate
-  otherwise dropped/rose), ``changed`` (the same pass rate, but a single-run cell whose
-  result, state diff or field-level state changes differ), ``same``, ``onlyA`` or ``onlyB``.
+  rollouts, runs, passRate, meanReward, meanToolCalls, model and environment errors, and
+  estimatedCost when both rows have one; ``None`` for a rate that a side has no graded rollout
+  for) and a ``status``: ``regression`` (every graded A run passed, every graded B run failed),
+  ``fix`` (the reverse), ``worse``/``better`` (the pass rate otherwise dropped/rose),
+  ``changed`` (the same pass rate, but a single-run cell whose result, state diff or
+  field-level state changes differ), ``same``, ``notGraded`` (a side has no graded rollout: its
+  environment or endpoint failed every one; see :mod:`silo.batch.outcomes`), ``onlyA`` or
+  ``onlyB``. Rates count graded rollouts only, as ``summary.json`` does.
 - ``detail`` on a cell with exactly one run on each side whose ``result.json``, state diff or
   ``state-changes.json`` differs (equal results: only ``stateDiff`` and ``stateChanges``):
   ``checks`` whose outcome differs, by label (``a``/``b`` are true, false, or ``None`` where
@@ -52,6 +55,7 @@ from silo.artifacts.documents import (
     read_document,
 )
 from silo.batch.baseline_changes import explain_changes
+from silo.batch.outcomes import OUTCOMES, PASSED
 from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, load_rollout
 from silo.errors import ArtifactError
 from silo.safe_files import UnreadableFile, read_text_file
@@ -72,8 +76,26 @@ __all__ = [
     "state_diff_changes",
 ]
 
-STATUSES = ("regression", "fix", "worse", "better", "changed", "same", "onlyA", "onlyB")
-_DELTAS = {"runs": 0, "passRate": 4, "meanReward": 4, "meanToolCalls": 2}  # key: decimals
+STATUSES = (
+    "regression",
+    "fix",
+    "worse",
+    "better",
+    "changed",
+    "same",
+    "notGraded",
+    "onlyA",
+    "onlyB",
+)
+_DELTAS = {  # key: decimals
+    "rollouts": 0,
+    "runs": 0,
+    "passRate": 4,
+    "meanReward": 4,
+    "meanToolCalls": 2,
+    "modelErrors": 0,
+    "environmentErrors": 0,
+}
 _RUN_KEYS = ("environment", "taskId")
 _RESULT_KEYS = ("passed", "reward", "toolCalls", "terminationReason")
 _Cell = tuple[str, str, str]
@@ -90,15 +112,23 @@ class Side:
     kind: str  # "group" or "run"
     rollouts: list[Rollout] = field(repr=False)
 
+    def counts(self) -> dict[str, int]:
+        """The side's rollouts by outcome (see :mod:`silo.batch.outcomes`)."""
+        counts = dict.fromkeys(OUTCOMES, 0)
+        for rollout in self.rollouts:
+            counts[rollout.outcome[0]] += 1
+        return counts
+
     def to_json(self) -> dict[str, Any]:
-        """The side as ``silo-compare --json`` prints it: where, what kind, how many passed."""
-        passed = sum(1 for r in self.rollouts if r.result["passed"])
+        """The side as ``silo-compare --json`` prints it: where, what kind, its outcomes."""
+        counts = self.counts()
         return {
             "name": self.name,
             "folder": str(self.folder),
             "kind": self.kind,
             "rollouts": len(self.rollouts),
-            "passed": passed,
+            "passed": counts[PASSED],
+            "outcomes": counts,
         }
 
 
@@ -217,6 +247,8 @@ def _status(row_a: SummaryRow | None, row_b: SummaryRow | None) -> str:
     if row_a is None or row_b is None:
         return "onlyB" if row_a is None else "onlyA"
     rate_a, rate_b = row_a["passRate"], row_b["passRate"]
+    if rate_a is None or rate_b is None:
+        return "notGraded"
     if rate_a == 1 and rate_b == 0:
         return "regression"
     if rate_a == 0 and rate_b == 1:
@@ -232,10 +264,7 @@ def _compare_cell(
     env, task, agent = cell
     delta = None
     if row_a is not None and row_b is not None:
-        delta = {
-            key: round(row_b[key] - row_a[key], places)  # type: ignore[literal-required]
-            for key, places in _DELTAS.items()
-        }
+        delta = {key: _delta(row_a, row_b, key, places) for key, places in _DELTAS.items()}
         if "estimatedCost" in row_a and "estimatedCost" in row_b:  # both sides priced
             delta["estimatedCost"] = round(row_b["estimatedCost"] - row_a["estimatedCost"], 6)
     return {
@@ -248,6 +277,14 @@ def _compare_cell(
         "delta": delta,
         "detail": None,
     }
+
+
+def _delta(row_a: SummaryRow, row_b: SummaryRow, key: str, places: int) -> float | None:
+    """B − A of one row field, rounded; ``None`` when a side has no value (nothing graded)."""
+    a, b = row_a.get(key), row_b.get(key)
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return None
+    return round(b - a, places)
 
 
 def _compare_agents(

@@ -2,15 +2,17 @@
 
 Contract: :func:`summarize` reads a group folder (every ``run.json`` + ``result.json`` at any
 depth, plus every ``resumed.jsonl`` and ``infra-errors.jsonl``) and returns the ``summary.json``
-document: one row per task × agent (runs, passes, pass rate, mean reward, mean tool calls,
-termination reasons, token usage summed over the runs, ``estimatedCost`` summed when runs were
-priced (``pricing=``, :mod:`silo.batch.cost`; the table then has a ``cost`` column), pass^k for
-k = 1..n) and one row per agent with pass^k
-averaged over tasks, using the unbiased estimator C(c, k) / C(n, k) for c passes out of n
-trials. Instances of a task template (``TASK-010#17``) are rows of their own, and are also
+document. It counts rollouts by outcome (:mod:`silo.batch.outcomes`: passed, failed,
+environment error, model error, could not start) for the group and for each task × agent row.
+Only graded rollouts (passed or failed) count in a row's ``runs``, pass rate, mean reward, mean
+tool calls and pass^k (k = 1..runs, the unbiased estimator C(c, k) / C(n, k) for c passes out of
+n trials); the others are counted apart in the row and listed in ``notGraded`` with their
+one-line reason. Rows carry token usage summed over the runs and ``estimatedCost`` summed
+when runs were priced (``pricing=``, :mod:`silo.batch.cost`; the table then has a ``cost``
+column). Instances of a task template (``TASK-010#17``) are rows of their own, and are also
 pooled per template × agent under ``templates`` (:mod:`silo.batch.template_rows`; the key is
-absent when the group ran none). Infrastructure failures are counted apart. Everything is read from disk, so it works the
-same under any launcher.
+absent when the group ran none). One row per agent averages pass^k over its graded tasks. Everything is read
+from disk, so it works the same under any launcher.
 
 "Agent" means who answered, not only the agent's label: a run whose ``run.json`` records an
 ``agentIdentity`` (model agents) or a ``userIdentity`` (a simulated user) counts for
@@ -26,17 +28,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections import defaultdict
-from collections.abc import Mapping
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 from silo.artifacts.documents import (
     AgentSummaryRow,
-    InfraErrorRecord,
+    NotGradedRecord,
     ResultDocument,
     RunDocument,
     SummaryDocument,
@@ -44,6 +46,17 @@ from silo.artifacts.documents import (
     read_document,
 )
 from silo.batch.cost import summed_cost
+from silo.batch.outcomes import (
+    COULD_NOT_START,
+    ENVIRONMENT_ERROR,
+    FAILED,
+    LABELS,
+    MODEL_ERROR,
+    OUTCOMES,
+    PASSED,
+    count_line,
+    rollout_outcome,
+)
 from silo.batch.template_rows import template_rows
 from silo.jsonio import remove_if_stale
 
@@ -57,7 +70,10 @@ __all__ = [
     "load_group",
     "run_folders",
     "load_rollout",
+    "not_graded",
+    "outcome_counts",
     "pass_hat_k",
+    "start_failures",
     "summarize",
     "summed_usage",
 ]
@@ -86,6 +102,11 @@ class Rollout:
     run: RunDocument
     result: ResultDocument
     resumed: bool = False  # listed in the group's resumed.jsonl, its folder elsewhere
+
+    @property
+    def outcome(self) -> tuple[str, str | None]:
+        """Its outcome and, when not graded, the reason (see :mod:`silo.batch.outcomes`)."""
+        return rollout_outcome(self.run, self.result)
 
     @property
     def cell(self) -> tuple[str, str, str]:
@@ -187,29 +208,40 @@ def group_cells(rollouts: list[Rollout]) -> dict[tuple[str, str, str], list[Roll
     return dict(sorted(cells.items()))
 
 
-def cell_row(cell: tuple[str, str, str], items: list[Rollout]) -> SummaryRow:
-    """The ``summary.json`` row of one task × agent."""
+def cell_row(
+    cell: tuple[str, str, str],
+    items: Sequence[Rollout],
+    unstarted: Sequence[Mapping[str, Any]] = (),
+) -> SummaryRow:
+    """The ``summary.json`` row of one task × agent: its rollouts, and those that never started.
+
+    Rates, means and pass^k are over the graded rollouts alone (``None`` when there is none).
+    """
     env, task, agent = cell
-    n = len(items)
-    c = sum(1 for r in items if r.result["passed"])
-    reasons: dict[str, int] = defaultdict(int)
-    for r in items:
-        reasons[r.result["terminationReason"]] += 1
+    outcomes = Counter(r.outcome[0] for r in items)
+    outcomes.update(str(record.get("outcome") or COULD_NOT_START) for record in unstarted)
+    graded = [r for r in items if r.outcome[0] in (PASSED, FAILED)]
+    n, c = len(graded), outcomes[PASSED]
+    reasons = Counter(r.result["terminationReason"] for r in items)
     row: SummaryRow = {
         "environment": env,
         "task": task,
         "agent": agent,
+        "rollouts": len(items) + len(unstarted),
         "runs": n,
         "passes": c,
-        "passRate": round(c / n, 4),
-        "meanReward": round(sum(r.result["reward"] for r in items) / n, 4),
-        "meanToolCalls": round(sum(r.result["toolCalls"] for r in items) / n, 2),
+        "passRate": round(c / n, 4) if n else None,
+        "meanReward": round(sum(r.result["reward"] for r in graded) / n, 4) if n else None,
+        "meanToolCalls": round(sum(r.result["toolCalls"] for r in graded) / n, 2) if n else None,
+        "environmentErrors": outcomes[ENVIRONMENT_ERROR],
+        "modelErrors": outcomes[MODEL_ERROR],
+        "couldNotStart": outcomes[COULD_NOT_START],
         "terminationReasons": dict(sorted(reasons.items())),
         "resumed": sum(1 for r in items if r.resumed),
         "passHatK": {str(k): round(pass_hat_k(c, n, k), 4) for k in range(1, n + 1)},
     }
     for key in ("agentIdentity", "userIdentity"):
-        identity = items[0].run.get(key)
+        identity = items[0].run.get(key) if items else None
         if isinstance(identity, Mapping):
             row[key] = dict(identity)
     usage = summed_usage(r.run.get("usage") for r in items)
@@ -234,17 +266,24 @@ def summed_usage(usages: Any) -> dict[str, int | float]:
 
 
 def agent_rows(rows: list[SummaryRow]) -> list[AgentSummaryRow]:
-    """Per agent: tasks, runs, passes and pass^k averaged over its tasks (k up to its fewest runs)."""
+    """Per agent: its graded tasks, runs, passes and pass^k averaged over those tasks.
+
+    k goes up to the fewest graded runs of a task; a task with no graded rollout is left out
+    of the average (its rollouts are in ``notGraded``).
+    """
     agents: list[AgentSummaryRow] = []
     for agent in sorted({row["agent"] for row in rows}):
-        mine = [row for row in rows if row["agent"] == agent]
-        k_max = min(row["runs"] for row in mine)
+        mine = [row for row in rows if row["agent"] == agent and row["runs"]]
+        k_max = min((row["runs"] for row in mine), default=0)
         agents.append(
             {
                 "agent": agent,
                 "tasks": len(mine),
                 "runs": sum(r["runs"] for r in mine),
                 "passes": sum(r["passes"] for r in mine),
+                "notGraded": sum(
+                    row["rollouts"] - row["runs"] for row in rows if row["agent"] == agent
+                ),
                 "passHatK": {
                     str(k): round(
                         sum(pass_hat_k(r["passes"], r["runs"], k) for r in mine) / len(mine), 4
@@ -256,26 +295,116 @@ def agent_rows(rows: list[SummaryRow]) -> list[AgentSummaryRow]:
     return agents
 
 
+def not_graded(group_dir: Path, rollouts: Sequence[Rollout]) -> list[NotGradedRecord]:
+    """The group's rollouts that were not graded, with their reason, sorted by task and repeat.
+
+    ``runDir`` is the rollout's folder relative to ``group_dir`` (``None``: it never started).
+    """
+    found: list[NotGradedRecord] = []
+    for rollout in rollouts:
+        outcome, reason = rollout.outcome
+        if reason is None:
+            continue
+        env, task, agent = rollout.cell
+        try:
+            where: str | None = rollout.folder.relative_to(group_dir).as_posix()
+        except ValueError:  # resumed from another group's folder
+            where = str(rollout.folder)
+        repeat = rollout.run.get("repeat")
+        found.append(_record(outcome, env, task, agent, repeat, reason, where))
+    for record, cell in start_failures(group_dir, rollouts):
+        outcome = str(record.get("outcome") or COULD_NOT_START)
+        reason = str(record.get("error") or "?")
+        found.append(_record(outcome, *cell, record.get("repeat"), reason, None))
+    return sorted(found, key=_record_order)
+
+
+def _record(
+    outcome: str, env: str, task: str, agent: str, repeat: Any, error: str, run_dir: str | None
+) -> NotGradedRecord:
+    repeat = repeat if isinstance(repeat, int) and not isinstance(repeat, bool) else None
+    return {
+        "outcome": outcome,
+        "environment": env,
+        "taskId": task,
+        "agent": agent,
+        "repeat": repeat,
+        "error": error,
+        "runDir": run_dir,
+    }
+
+
+def _record_order(record: NotGradedRecord) -> tuple[str, str, str, int, str]:
+    repeat = record["repeat"]
+    return (
+        record["environment"],
+        record["taskId"],
+        record["agent"],
+        -1 if repeat is None else repeat,
+        record["error"],
+    )
+
+
+def start_failures(
+    group_dir: Path, rollouts: Sequence[Rollout]
+) -> list[tuple[dict[str, Any], tuple[str, str, str]]]:
+    """Every ``infra-errors.jsonl`` record (rollouts that never began) and the cell it counts for.
+
+    A record names the agent by its label; when the group has exactly one agent of that label
+    for the task (e.g. ``openai[gpt-4.1-mini]`` for ``openai``), the record joins that row.
+    """
+    names: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for rollout in rollouts:
+        env, task, agent = rollout.cell
+        names[(env, task, str(rollout.run.get("agent") or "?"))].add(agent)
+    found = []
+    for record in _group_records(group_dir, "infra-errors.jsonl"):
+        env, task = str(record.get("environment") or "?"), str(record.get("taskId") or "?")
+        label = str(record.get("agent") or "?")
+        same = names.get((env, task, label), set())
+        found.append((record, (env, task, next(iter(same)) if len(same) == 1 else label)))
+    return found
+
+
 def summarize(group_dir: Path) -> SummaryDocument:
     """The ``summary.json`` document of ``group_dir`` (see the module docstring)."""
-    graded = [r for r in load_group(group_dir) if not r.run.get("environmentError")]
-    rows = [cell_row(cell, items) for cell, items in group_cells(graded).items()]
-    agents = agent_rows(rows)
-    infra = cast(list[InfraErrorRecord], _group_records(group_dir, "infra-errors.jsonl"))
-    total = sum(row["runs"] for row in rows)
+    rollouts = load_group(group_dir)
+    cells: dict[tuple[str, str, str], list[Rollout]] = dict(group_cells(rollouts))
+    unstarted: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for record, cell in start_failures(group_dir, rollouts):
+        unstarted[cell].append(record)
+        cells.setdefault(cell, [])
+    rows = [cell_row(cell, cells[cell], unstarted.get(cell, [])) for cell in sorted(cells)]
+    counts = outcome_counts(rows)
     summary: SummaryDocument = {
         "group": group_dir.name,
-        "rollouts": total,
-        "passed": sum(r["passes"] for r in rows),
-        "failed": total - sum(r["passes"] for r in rows),
-        "infraErrors": infra,
+        "rollouts": sum(counts.values()),
+        "graded": counts[PASSED] + counts[FAILED],
+        "passed": counts[PASSED],
+        "failed": counts[FAILED],
+        "environmentErrors": counts[ENVIRONMENT_ERROR],
+        "modelErrors": counts[MODEL_ERROR],
+        "couldNotStart": counts[COULD_NOT_START],
+        "notGraded": not_graded(group_dir, rollouts),
         "rows": rows,
-        "agents": agents,
+        "agents": agent_rows(rows),
     }
     templates = template_rows(rows)
     if templates:
         summary["templates"] = templates
     return summary
+
+
+def outcome_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The rollouts of summary rows by outcome (every outcome of :data:`OUTCOMES` listed)."""
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for row in rows:
+        counts[PASSED] += int(row.get("passes") or 0)
+        counts[FAILED] += int(row.get("runs") or 0) - int(row.get("passes") or 0)
+        counts[ENVIRONMENT_ERROR] += int(row.get("environmentErrors") or 0)
+        counts[MODEL_ERROR] += int(row.get("modelErrors") or 0)
+        counts[COULD_NOT_START] += int(row.get("couldNotStart") or 0)
+    return counts
 
 
 def _shown_ks(n: int) -> set[int]:
@@ -288,25 +417,36 @@ def _shown_ks(n: int) -> set[int]:
     return shown
 
 
+_REASON_LINES = 20  # grouped reasons the table shows; summary.json lists every rollout
+
+
 def format_table(summary: SummaryDocument) -> str:
-    """The summary as the table ``silo-run`` prints after a group or sweep."""
+    """The summary as the table ``silo-run`` prints after a group or sweep.
+
+    ``runs`` counts every rollout of a row; ``pass`` and ``fail`` the graded ones, ``error``
+    the others, whose reasons follow the table grouped by task, agent and reason.
+    """
     # Name columns as wide as their longest name (at least 14 and 12), plus space.
     tw = max([13, *(len(row["task"]) for row in summary["rows"])]) + 1
     priced = any("estimatedCost" in row for row in summary["rows"])  # a cost column
     width = max([12, *(len(row["agent"]) + 2 for row in summary["rows"])])
     header = (
-        f"{'task':<{tw}}{'agent':<{width}}{'runs':>5}{'pass':>6}{'rate':>7}{'reward':>8}"
-        f"{'calls':>7}{'tokens':>9}{_COST_HEADER if priced else ''}  reasons / pass^k"
+        f"{'task':<{tw}}{'agent':<{width}}{'runs':>5}{'pass':>6}{'fail':>6}{'error':>7}"
+        f"{'rate':>7}{'reward':>8}{'calls':>7}{'tokens':>9}{_COST_HEADER if priced else ''}  reasons / pass^k"
     )
     lines = [header, "-" * len(header)]
     for row in summary["rows"]:
         reasons = ",".join(f"{k}:{v}" for k, v in row["terminationReasons"].items())
+        errors = row["rollouts"] - row["runs"]
         lines.append(
-            f"{row['task']:<{tw}}{row['agent']:<{width}}{row['runs']:>5}{row['passes']:>6}"
-            f"{row['passRate']:>7.2f}{row['meanReward']:>8.2f}{row['meanToolCalls']:>7.1f}"
+            f"{row['task']:<{tw}}{row['agent']:<{width}}{row['rollouts']:>5}{row['passes']:>6}"
+            f"{row['runs'] - row['passes']:>6}{errors:>7}{_num(row['passRate'], 2, 7)}"
+            f"{_num(row['meanReward'], 2, 8)}{_num(row['meanToolCalls'], 1, 7)}"
             f"{_tokens(row):>9}{_cost(row) if priced else ''}  {reasons}"
         )
     for agent in summary["agents"]:
+        if not agent["passHatK"]:
+            continue
         shown = _shown_ks(len(agent["passHatK"]))
         ks = " ".join(f"k={k}:{v:.2f}" for k, v in agent["passHatK"].items() if int(k) in shown)
         lines.append(f"pass^k {agent['agent']:<{width}} over {agent['tasks']} task(s): {ks}")
@@ -317,12 +457,30 @@ def format_table(summary: SummaryDocument) -> str:
             f"instance(s): rate {pooled['passRate']:.2f} reward {pooled['meanReward']:.2f} "
             f"pass^k {ks}"
         )
-    infra = summary["infraErrors"]
-    if infra:
-        lines.append(f"{len(infra)} point(s) could not start (infrastructure, not agent failures):")
-        lines.extend(f"  {e['taskId']} {e['agent']}: {e['error']}" for e in infra)
-    lines.append(f"{summary['passed']}/{summary['rollouts']} rollouts passed")
+    lines.extend(_reason_lines(summary["notGraded"]))
+    lines.append(count_line(outcome_counts(summary["rows"])))
     return "\n".join(lines)
+
+
+def _num(value: float | None, places: int, width: int) -> str:
+    return f"{'-':>{width}}" if value is None else f"{value:>{width}.{places}f}"
+
+
+def _reason_lines(records: Sequence[NotGradedRecord]) -> list[str]:
+    """The not-graded rollouts, one line per task, agent, outcome and reason (with a count)."""
+    if not records:
+        return []
+    grouped = Counter(
+        (r["taskId"], r["agent"], LABELS.get(r["outcome"], r["outcome"]), r["error"])
+        for r in records
+    )
+    lines = ["not graded (left out of the rates; fix the cause, then resume=true):"]
+    for (task, agent, label, error), n in list(grouped.items())[:_REASON_LINES]:
+        times = f" x{n}" if n > 1 else ""
+        lines.append(f"  {task} {agent}: {label}{times}: {error}")
+    if len(grouped) > _REASON_LINES:
+        lines.append(f"  ... {len(grouped) - _REASON_LINES} more reason(s) in summary.json")
+    return lines
 
 
 _COST_HEADER = f"{'cost':>11}"

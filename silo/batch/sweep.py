@@ -5,9 +5,16 @@ Contract: for points (:class:`silo.batch.point.Point`: environment, task, agent,
 ``seed + i``), every rollout in its own folder under ``group_dir``, and returns one
 :class:`Outcome` per rollout. A point that cannot start (bad config, missing agent) is an
 *infrastructure* failure, recorded in ``group_dir/infra-errors.jsonl`` and never counted as an
-agent failure. With ``resume`` a rollout whose ``pointId`` already completed anywhere under
-``runs_root`` is skipped and listed in ``group_dir/resumed.jsonl`` instead. Each call is its
-own batch: a ``group_dir`` holding an earlier batch is refused unless ``resume`` continues it.
+agent failure. Each outcome says which of :mod:`silo.batch.outcomes`' five it is. With
+``resume`` a rollout whose ``pointId`` already completed anywhere under ``runs_root`` is
+skipped and listed in ``group_dir/resumed.jsonl`` instead. Each call is its own batch: a
+``group_dir`` holding an earlier batch is refused unless ``resume`` continues it.
+
+A sweep whose model endpoint cannot be reached stops early: after :data:`UNREACHABLE_STOP`
+rollouts in a row end with the endpoint refusing the connection (``run.json``'s
+``modelUnreachable``), no further rollout starts; each of the rest is recorded in
+``infra-errors.jsonl`` as a ``modelError`` that never began, so ``resume=true`` runs it once
+the endpoint is back.
 """
 
 from __future__ import annotations
@@ -27,6 +34,15 @@ from typing import Any, TypeVar
 
 from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.artifacts.run_folder import unwritable
+from silo.batch.outcomes import (
+    COULD_NOT_START,
+    FAILED,
+    MODEL_ERROR,
+    NOT_GRADED,
+    PASSED,
+    rollout_outcome,
+    start_outcome,
+)
 from silo.batch.point import Point, expand_tasks, point_arguments, point_id, run_point
 from silo.batch.summary import run_folders
 from silo.errors import ArtifactError, ConfigError, SiloError
@@ -37,6 +53,7 @@ from silo.world.pool import WorldPools
 
 # Point, run_point, point_id and expand_tasks live in silo.batch.point and are re-exported here.
 __all__ = [
+    "UNREACHABLE_STOP",
     "Outcome",
     "Point",
     "completed_points",
@@ -54,13 +71,19 @@ __all__ = [
 T = TypeVar("T")
 R = TypeVar("R")
 
+# Connection refusals in a row that stop a sweep: enough that one refused connection (a
+# server restarting) does not end it, few enough that a dead endpoint costs seconds.
+UNREACHABLE_STOP = 5
+
 
 @dataclass(frozen=True, slots=True)  # a sweep keeps one per rollout: no __dict__ each
 class Outcome:
-    """One rollout of a sweep: its point, repeat, run folder, pass/fail or infra error.
+    """One rollout of a sweep: its point, repeat, run folder, verdict and outcome.
 
-    The run folder is kept as text (``run_path``): a ``Path`` costs about three times the
-    memory of its ``str``, and a sweep holds one outcome per rollout.
+    ``outcome`` is one of :data:`silo.batch.outcomes.OUTCOMES`; ``infra_error`` is the
+    one-line reason of a rollout that was not graded (``None`` when it was). The run folder
+    is kept as text (``run_path``): a ``Path`` costs about three times the memory of its
+    ``str``, and a sweep holds one outcome per rollout.
     """
 
     point: Point
@@ -69,6 +92,9 @@ class Outcome:
     passed: bool
     infra_error: str | None = None
     resumed: bool = False
+    outcome: str = COULD_NOT_START
+    unreachable: bool = False  # the endpoint refused the connection (see UNREACHABLE_STOP)
+    stopped: bool = False  # not started: the sweep had stopped on a dead endpoint
 
     @property
     def run_dir(self) -> Path | None:
@@ -77,27 +103,35 @@ class Outcome:
 
 
 def completed_points(runs_root: Path) -> dict[str, Path]:
-    """Every finished rollout at any depth under ``runs_root`` by its pointId.
+    """Every finished, graded rollout at any depth under ``runs_root`` by its pointId.
 
     Any depth: a sweep's ``hydra.sweep.subdir`` (e.g. ``${hydra.job.num}``) nests its runs.
+    A rollout that was not graded (an environment or model error) does not count: ``resume``
+    runs it again once its cause is fixed.
     """
     found: dict[str, Path] = {}
     for folder in run_folders(runs_root):
         try:
             run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+            result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+            graded = rollout_outcome(run, result)[1] is None
+        except (OSError, ValueError, AttributeError):
             continue
-        if run.get("pointId") and (folder / "result.json").is_file():
+        if run.get("pointId") and graded:
             found.setdefault(run["pointId"], folder)
     return found
 
 
-def _recorded_pass(run_dir: Path) -> bool:
-    """Whether the finished rollout in ``run_dir`` passed, as its ``result.json`` says."""
+def _recorded(job: _Job, run_dir: Path) -> Outcome:
+    """The outcome of a finished rollout as its ``run.json`` and ``result.json`` say."""
     try:
-        return json.loads((run_dir / "result.json").read_text(encoding="utf-8"))["passed"] is True
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
+        run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+        outcome, reason = rollout_outcome(run, result)
+    except (OSError, ValueError, AttributeError):
+        outcome, reason = FAILED, None
+    passed = outcome == PASSED
+    return Outcome(job.point, job.repeat, str(run_dir), passed, reason, True, outcome)
 
 
 class _Progress:
@@ -123,10 +157,12 @@ def record_infra_error(
     error: str,
     point_id: str | None = None,
     repeat: int | None = None,
+    outcome: str = COULD_NOT_START,
 ) -> None:
-    """Append a rollout that could not start to ``group_dir/infra-errors.jsonl``.
+    """Append a rollout that never began to ``group_dir/infra-errors.jsonl``.
 
-    That file is the one record the group summary counts apart from agent failures.
+    ``outcome`` says whose failure it is (see :mod:`silo.batch.outcomes`); the group summary
+    counts these records apart from agent failures.
     """
     record = {
         "pointId": point_id,
@@ -135,6 +171,7 @@ def record_infra_error(
         "agent": agent,
         "repeat": repeat,
         "error": error,
+        "outcome": outcome,
     }
     _append_jsonl(group_dir / "infra-errors.jsonl", record)
 
@@ -267,7 +304,8 @@ def run_points(
     jobs = _plan(points, runs, project, done_before)
     if limit == 1:
         for job in jobs:
-            sweep.emit(job, sweep.attempt(job))
+            outcome = sweep.skipped(job) if sweep.stopped else sweep.attempt(job)
+            sweep.emit(job, sweep.note(outcome))
     else:
         sweep.run_concurrently(jobs, limit)
     return sweep.outcomes
@@ -310,8 +348,16 @@ def _plan(
 
 def _outcome(job: _Job, result: RolloutResult) -> Outcome:
     run_path = None if result.run_dir is None else str(result.run_dir)
-    # A verifier that raised is the environment's failure: counted apart, like infra.
-    return Outcome(job.point, job.repeat, run_path, result.passed, result.environment_error)
+    # A verifier that raised, or a failing endpoint, is not the agent's: counted apart.
+    outcome, reason = rollout_outcome(result.run, result.result)
+    unreachable = result.run.get("modelUnreachable") is True
+    return Outcome(
+        job.point, job.repeat, run_path, outcome == PASSED, reason, False, outcome, unreachable
+    )
+
+
+def _start_failure(job: _Job, error: SiloError) -> Outcome:
+    return Outcome(job.point, job.repeat, None, False, error.message, outcome=start_outcome(error))
 
 
 class _Sweep:
@@ -322,6 +368,8 @@ class _Sweep:
         self.worlds = WorldPools()  # this sweep's worlds: one per rollout in flight, reused
         self.interrupt = Interrupt()
         self.outcomes: list[Outcome] = []
+        self.refused = 0  # rollouts in a row whose endpoint refused the connection
+        self.stopped: str | None = None  # why no further rollout starts (a dead endpoint)
         self.settings: dict[str, Any] = {  # what every rollout of the sweep shares
             "project_dir": project,
             "runs_dir": group_dir,
@@ -333,16 +381,34 @@ class _Sweep:
     def attempt(self, job: _Job) -> Outcome:
         """Run one rollout (on any thread); a rollout that cannot start is an infra outcome."""
         if job.resumed_from is not None:  # its verdict is the one recorded back then
-            passed = _recorded_pass(Path(job.resumed_from))
-            return Outcome(job.point, job.repeat, job.resumed_from, passed, resumed=True)
+            return _recorded(job, Path(job.resumed_from))
         try:
             result = run_point(
                 job.point, job.repeat, environment=job.environment, agent=job.agent,
                 pid=job.pid, **self.settings,
             )  # fmt: skip
         except SiloError as exc:
-            return Outcome(job.point, job.repeat, None, False, infra_error=exc.message)
+            return _start_failure(job, exc)
         return _outcome(job, result)
+
+    def note(self, outcome: Outcome) -> Outcome:
+        """Count a rollout that ended (in the order they end); stop the sweep on a dead endpoint."""
+        if outcome.resumed or outcome.run_path is None:
+            return outcome
+        self.refused = self.refused + 1 if outcome.unreachable else 0
+        if self.refused >= UNREACHABLE_STOP and self.stopped is None:
+            self.stopped = (
+                f"not started: the model endpoint refused {UNREACHABLE_STOP} rollouts in a row "
+                f"(last: {outcome.infra_error}); start it, then rerun with resume=true"
+            )
+        return outcome
+
+    def skipped(self, job: _Job) -> Outcome:
+        """A rollout not started because the sweep stopped on a dead endpoint: a model error."""
+        reason = self.stopped or "not started"
+        return Outcome(
+            job.point, job.repeat, None, False, reason, outcome=MODEL_ERROR, stopped=True
+        )
 
     def emit(self, job: _Job, outcome: Outcome) -> None:
         """Record an outcome (on the calling thread, in plan order): files, progress, list."""
@@ -351,16 +417,19 @@ class _Sweep:
                 self.group_dir / "resumed.jsonl", {"pointId": job.pid, "runDir": outcome.run_path}
             )
             self.bar.step(f"{job.label} (resumed)")
-        elif outcome.infra_error is not None:
+        elif outcome.run_path is None:  # it never began: the one record of it
             record_infra_error(
                 self.group_dir,
                 environment=job.point.env,
                 task_id=job.point.task,
                 agent=job.point.agent_label,
-                error=outcome.infra_error,
+                error=outcome.infra_error or "?",
                 point_id=job.pid,
                 repeat=job.repeat,
+                outcome=outcome.outcome,
             )
+            self.bar.step(f"{job.label} ERROR")
+        elif outcome.outcome in NOT_GRADED:
             self.bar.step(f"{job.label} ERROR")
         else:
             self.bar.step(f"{job.label} {'PASS' if outcome.passed else 'FAIL'}")
@@ -419,6 +488,8 @@ class _InFlight:
                     break
                 if job.resumed_from is not None:
                     ready[job.index] = (job, sweep.attempt(job))
+                elif sweep.stopped is not None:
+                    ready[job.index] = (job, sweep.skipped(job))
                 else:
                     self.start(job)
                 while self.in_flight >= self.limit or (self.in_flight and not self.ended.empty()):
@@ -455,8 +526,8 @@ class _InFlight:
         job, got = self.ended.get()
         self.in_flight -= 1
         if isinstance(got, SiloError):
-            ready[job.index] = (job, Outcome(job.point, job.repeat, None, False, got.message))
+            ready[job.index] = (job, _start_failure(job, got))
         elif isinstance(got, BaseException):
             self.failure = self.failure or got
         else:
-            ready[job.index] = (job, _outcome(job, got))
+            ready[job.index] = (job, self.sweep.note(_outcome(job, got)))

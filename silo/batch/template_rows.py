@@ -5,7 +5,8 @@ instance ``TASK-010#17`` being a task of its own, with its own pass^k) and retur
 :class:`~silo.artifacts.documents.TemplateSummaryRow` per environment × template × agent that
 ran instances: how many instances, runs and passes, the pass rate and mean reward over all
 those runs, and pass^k averaged over the instances (k up to the fewest runs of one instance).
-Fixed tasks make no row; a group without instances gets ``[]``.
+Only graded rollouts count (an instance none of whose rollouts was graded is left out, as in
+its own row's rates). Fixed tasks make no row; a group without instances gets ``[]``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def template_rows(rows: list[SummaryRow]) -> list[TemplateSummaryRow]:
     pooled: dict[tuple[str, str, str], list[SummaryRow]] = defaultdict(list)
     for row in rows:
         template, sep, _ = row["task"].partition("#")
-        if sep:
+        if sep and row["runs"]:  # an instance with no graded rollout has no rate to pool
             pooled[(row["environment"], template, row["agent"])].append(row)
     found: list[TemplateSummaryRow] = []
     for (env, template, agent), mine in sorted(pooled.items()):
@@ -38,7 +39,9 @@ def template_rows(rows: list[SummaryRow]) -> list[TemplateSummaryRow]:
                 "runs": runs,
                 "passes": passes,
                 "passRate": round(passes / runs, 4),
-                "meanReward": round(sum(r["meanReward"] * r["runs"] for r in mine) / runs, 4),
+                "meanReward": round(
+                    sum((r["meanReward"] or 0) * r["runs"] for r in mine) / runs, 4
+                ),
                 "passHatK": {
                     str(k): round(sum(r["passHatK"][str(k)] for r in mine) / len(mine), 4)
                     for k in range(1, k_max + 1)

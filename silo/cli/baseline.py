@@ -12,7 +12,10 @@ rollout error); a clean record then lists what it ran in ``silo-baselines.yaml``
 extended, overrides included: see :mod:`silo.batch.baseline_record`) and says so in one line.
 Without ``env=``, the project's one environment (as ``silo-run``). ``check`` prints ``ok``/``DRIFT`` (with the changed fields)/``MISSING``/``STALE``
 and exits 0 when clean, 1 on any DRIFT, MISSING or STALE, 2 on a usage, config or rollout error.
-Both end with one line of counts. Mistakes get one line on stderr, never a traceback.
+A rollout that was not graded (it could not start, its environment's code raised, its model
+endpoint failed) is an ``ERROR`` with its reason, never a ``DRIFT``. Both end with one line of
+counts per task: a task whose files report several statuses counts once, by its worst.
+Mistakes get one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ PROG = "silo-baseline"
 _SELECTORS = ("env", "agent", "task")
 _CHECK_ORDER = ("ok", "DRIFT", "MISSING", "STALE", "ERROR")
 _RECORD_ORDER = ("created", "changed", "same", "STALE", "ERROR")
+# How bad each status is: a task whose files report several counts once, by its worst.
+_SEVERITY = ("ok", "same", "created", "changed", "STALE", "MISSING", "DRIFT", "ERROR")
 _EPILOG = """\
 examples:
   silo-baseline record                      every entry of baselines/silo-baselines.yaml
@@ -211,17 +216,21 @@ def _lines(outcome: GoldenOutcome, job: Job, project: Path, base: Path) -> Itera
 def _report(command: str, jobs: list[Job], project: Path, base: Path, in_flight: int = 1) -> int:
     from silo.batch import baseline
 
-    counts: Counter[str] = Counter()
+    order = _CHECK_ORDER if command == "check" else _RECORD_ORDER
+    worst: dict[tuple[str, str, str], str] = {}  # per task: its worst status (the last in order)
     for job in jobs:
         if command == "check":
             outcomes = baseline.check_goldens(job.target, project, base, in_flight)
         else:
             outcomes = baseline.record_goldens(job.target, project, base)
         for outcome in outcomes:
-            counts[outcome.status] += 1
+            task = (outcome.env, outcome.agent, outcome.task)
+            known = worst.get(task)
+            if known is None or _SEVERITY.index(outcome.status) > _SEVERITY.index(known):
+                worst[task] = outcome.status
             sys.stdout.write("\n".join(_lines(outcome, job, project, base)) + "\n")
             sys.stdout.flush()
-    order = _CHECK_ORDER if command == "check" else _RECORD_ORDER
+    counts = Counter(worst.values())
     optional = ("ERROR",) if command == "check" else ("STALE", "ERROR")
     shown = [f"{counts[s]} {s}" for s in order if counts[s] or s not in optional]
     print(f"{command}: {', '.join(shown)}")

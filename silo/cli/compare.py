@@ -3,14 +3,18 @@
 Contract: ``silo-compare <A> <B> [format=text|json] [--json] [fail_on_regression=true|false]``
 compares A (the reference) with B (the candidate), each a run, group or sweep folder given as a
 path or as a folder name under the project's ``.silo/runs/`` (:func:`silo.batch.compare.compare`).
-Text: a table per task × agent (runs, pass rate, mean reward and mean tool calls in A, B and
-B − A, the same for the estimated cost when a side was priced, and a status), what changed in single-run cells (checks that flipped, state-diff rows
-that differ: ``+`` only in B's diff, ``-`` only in A's, and the field-level changes of
-``state-changes.json``, so a cell whose verdicts agree but whose world differs is ``CHANGED``),
-pass^k per agent, and a count line.
+Text: each side's rollouts by outcome, a table per task × agent (graded runs and not-graded
+rollouts, pass rate, mean reward and mean tool calls in A, B and B − A, the same for the
+estimated cost when a side was priced, and a status), the not-graded rollouts with their
+reason, what changed in single-run cells (checks that flipped, state-diff rows that differ:
+``+`` only in B's diff, ``-`` only in A's, and the field-level changes of
+``state-changes.json``, so a cell whose verdicts agree but whose world differs is
+``CHANGED``), pass^k per agent, and a count line. Rates count graded rollouts only (see
+:mod:`silo.batch.outcomes`).
 JSON: :meth:`silo.batch.compare.Comparison.to_json`. Exit status 0; 1 with ``fail_on_regression=true``
-when a cell's pass rate dropped; 2 for a usage mistake, a missing folder or one that holds no
-rollout — one line on stderr, never a traceback.
+when a cell's pass rate dropped; 2 when a side holds a rollout that was not graded (an
+environment or model error: its rates are not the whole story), for a usage mistake, a missing
+folder or one that holds no rollout — one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import json
 import sys
 from typing import Any
 
-from silo.batch.compare import Comparison, compare, conversation_line
+from silo.batch.compare import Comparison, Side, compare, conversation_line
+from silo.batch.outcomes import LABELS, NOT_GRADED, count_line
 from silo.cli.args import UsageError, out, output_format, parse, parse_bool, run_command
 from silo.loading.environment import find_project_dir
 
@@ -31,7 +36,8 @@ USAGE = f"""usage: {PROG} <A> <B> [format=text|json] [--json] [fail_on_regressio
 Compare the rollouts of B (candidate) with those of A (reference): each a run, group or sweep
 folder, as a path or a folder name under .silo/runs/.
 fail_on_regression: exit 1 when a task x agent's pass rate dropped (default: false).
-Exit status: 0 compared, 1 a regression (with fail_on_regression=true), 2 a usage mistake."""
+Exit status: 0 compared, 1 a regression (with fail_on_regression=true), 2 a side holds
+rollouts that were not graded (environment or model errors), or a usage mistake."""
 
 _STATUS_TEXT = {
     "regression": "REGRESSION",
@@ -40,6 +46,7 @@ _STATUS_TEXT = {
     "better": "better",
     "changed": "CHANGED",
     "same": "same",
+    "notGraded": "not graded",
     "onlyA": "only in A",
     "onlyB": "only in B",
 }
@@ -70,11 +77,19 @@ def _main(words: list[str]) -> int:
     first, second = args.positionals
     comparison = compare(first, second, find_project_dir())
     out(json.dumps(comparison.to_json(), indent=2) if fmt == "json" else format_text(comparison))
+    if any(_not_graded(side) for side in (comparison.a, comparison.b)):
+        return 2
     return 1 if fail_on_regression and comparison.regressed else 0
 
 
+def _not_graded(side: Side) -> int:
+    counts = side.counts()
+    return sum(counts[o] for o in NOT_GRADED)
+
+
 def _num(row: dict[str, Any] | None, key: str, places: int, sign: str = "") -> str:
-    return "-" if row is None or key not in row else f"{row[key]:{sign}.{places}f}"
+    value = None if row is None else row.get(key)
+    return "-" if not isinstance(value, (int, float)) else f"{value:{sign}.{places}f}"
 
 
 def _cell_label(cell: dict[str, Any], with_env: bool) -> str:
@@ -87,13 +102,14 @@ def _table(comparison: Comparison) -> list[str]:
     columns = dict(_COLUMNS)
     if any("estimatedCost" in (c[side] or {}) for c in comparison.cells for side in "ab"):
         columns["estimatedCost"] = ("cost", 4)  # a side was run with pricing=
-    header = ["task", "agent", "runsA", "runsB"]
+    header = ["task", "agent", "runsA", "runsB", "errA", "errB"]
     for name, _ in columns.values():
         header += [f"{name}A", f"{name}B", f"Δ{name}"]
     rows = [[*header, "status"]]
     for c in comparison.cells:
         row = [_cell_label(c, with_env), c["agent"]]
         row += [str(c[side]["runs"]) if c[side] else "-" for side in ("a", "b")]
+        row += [_errors(c[side]) for side in ("a", "b")]
         for key, (_, places) in columns.items():
             row += [_num(c["a"], key, places), _num(c["b"], key, places)]
             row.append(_num(c["delta"], key, places, "+"))
@@ -105,6 +121,31 @@ def _table(comparison: Comparison) -> list[str]:
         right = [f"{cell:>{width}}" for cell, width in zip(row[2:-1], widths[2:], strict=True)]
         lines.append("  ".join([*left, *right, row[-1]]))
     lines.insert(1, "-" * len(lines[0]))
+    return lines
+
+
+def _errors(row: dict[str, Any] | None) -> str:
+    """A row's rollouts that were not graded (``-`` when the side has no such row)."""
+    return "-" if row is None else str(row["rollouts"] - row["runs"])
+
+
+def _reasons(comparison: Comparison) -> list[str]:
+    """The not-graded rollouts of each side, one line per task, agent, outcome and reason."""
+    lines = []
+    for letter, side in (("A", comparison.a), ("B", comparison.b)):
+        seen: dict[tuple[str, str, str, str], int] = {}
+        for rollout in side.rollouts:
+            outcome, reason = rollout.outcome
+            if reason is not None:
+                key = (rollout.cell[1], rollout.cell[2], LABELS[outcome], reason)
+                seen[key] = seen.get(key, 0) + 1
+        for (task, agent, label, reason), n in sorted(seen.items()):
+            times = f" x{n}" if n > 1 else ""
+            lines.append(f"  {letter} {task} {agent}: {label}{times}: {reason}")
+    if lines:
+        lines.insert(
+            0, "Not graded (the environment's or the endpoint's failure, not in the rates):"
+        )
     return lines
 
 
@@ -174,14 +215,11 @@ def format_text(comparison: Comparison) -> str:
     """The report a person reads: sides, table, single-run details, pass^k, counts."""
     sides = []
     for letter, side in (("A", comparison.a), ("B", comparison.b)):
-        info = side.to_json()
-        sides.append(
-            f"{letter}: {side.name} ({side.kind}, {info['rollouts']} rollout(s), "
-            f"{info['passed']} passed)"
-        )
+        sides.append(f"{letter}: {side.name} ({side.kind}, {count_line(side.counts())})")
     counts = [f"{n} {_STATUS_TEXT[s]}" for s, n in comparison.counts().items() if n]
     regressed = len(comparison.regressed)
     verdict = f"pass rate dropped in {regressed} cell(s)" if regressed else "no pass rate dropped"
-    parts = [sides, _table(comparison), _details(comparison), _agents(comparison)]
+    parts = [sides, _table(comparison), _reasons(comparison), _details(comparison)]
+    parts.append(_agents(comparison))
     parts.append([f"{len(comparison.cells)} cells: {', '.join(counts)}; {verdict}"])
     return "\n\n".join("\n".join(part) for part in parts if part)

@@ -267,6 +267,8 @@ def _await_agent(rollout: Rollout, job: AgentJob, wake: threading.Event) -> None
 def finish_driven(rollout: Rollout, job: AgentOutcome, reusable: bool) -> RolloutResult:
     """Grade and record ``rollout`` by what became of its agent (``job``)."""
     reason, error, output = _settle(rollout.bridge.reason, job)
+    if reason == "model_error" and isinstance(job.error, ModelError) and job.error.connect_failed:
+        rollout.extra["modelUnreachable"] = True  # a sweep stops after several in a row
     result = rollout.finish(reason, error, output, reusable)
     assert result is not None  # only this driver finishes a run_task rollout
     return result

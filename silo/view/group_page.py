@@ -1,27 +1,34 @@
 """A group or sweep folder as HTML: the group part of ``silo-view`` reports.
 
-Contract: :func:`group_body` renders a group/sweep folder: a header (name, kind, rollouts,
-passed, failed, infrastructure errors), the per-agent pass^k, the summary table (one row per
-task × agent: runs, passes, rate, mean reward, mean tool calls, termination reasons, pass^k) in
-which every row links to its runs, then every run rendered by :func:`silo.view.run_page.run_section`
-inside a ``<details>`` closed by default (a link to it opens it), the run folders that hold no
-finished rollout (``UNFINISHED``), and the infrastructure errors. The summary is the folder's
-``summary.json`` when it can be read, else it is computed like :func:`silo.batch.summary.summarize`
-from the runs. Runs are read with :func:`silo.batch.summary.load_group` (resumed runs included, from
+Contract: :func:`group_body` renders a group/sweep folder: a header (name, kind, rollouts by
+outcome: passed, failed, environment error, model error, could not start; see
+:mod:`silo.batch.outcomes`), the per-agent pass^k, the summary table (one row per task × agent:
+rollouts, graded runs, passes, not graded, rate, mean reward, mean tool calls, termination
+reasons, pass^k; rates over the graded alone) in which every row links to its runs, then every
+run rendered by :func:`silo.view.run_page.run_section` inside a ``<details>`` closed by default
+(a link to it opens it), the run folders that hold no finished rollout (``UNFINISHED``), and the
+rollouts that were not graded with their reason. The summary is the folder's ``summary.json``
+when it can be read, else it is computed by :func:`silo.batch.summary.summarize`. Runs are read with :func:`silo.batch.summary.load_group` (resumed runs included, from
 their own folders); one whose run.json or result.json lacks what a row needs is shown with the
 unfinished ones, and nothing in a damaged folder makes rendering raise.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group
-from silo.safe_files import UnreadableFile, read_text_file
+from silo.batch.outcomes import LABELS, count_line
+from silo.batch.summary import (
+    Rollout,
+    agent_rows,
+    cell_row,
+    group_cells,
+    load_group,
+    outcome_counts,
+    summarize,
+)
 from silo.view.html import anchor, badge, esc, table
 from silo.view.optional_json import optional_json
 from silo.view.run_page import RUN_FILES, RunFolder, load_run, run_section, verdict
@@ -45,29 +52,12 @@ def _summary(folder: Path, rollouts: list[Rollout]) -> tuple[dict[str, Any], str
     summary = optional_json(folder / "summary.json")
     if isinstance(summary, dict) and isinstance(summary.get("rows"), list):
         return summary, "summary.json"
-    rows = [cell_row(cell, items) for cell, items in group_cells(rollouts).items()]
-    passed = sum(row["passes"] for row in rows)
-    summary = {
-        "rollouts": len(rollouts),
-        "passed": passed,
-        "failed": len(rollouts) - passed,
-        "infraErrors": _infra_errors(folder / "infra-errors.jsonl"),
-        "rows": rows,
-        "agents": agent_rows(rows),
-    }
-    return summary, "the run folders (no readable summary.json)"
-
-
-def _infra_errors(path: Path) -> list[Any]:
     try:
-        lines = read_text_file(path, follow=False).splitlines()
-    except UnreadableFile:
-        return []
-    found = []
-    for line in lines:
-        with suppress(json.JSONDecodeError, RecursionError):
-            found.append(json.loads(line))
-    return found
+        computed: dict[str, Any] = dict(summarize(folder))
+    except (OSError, ValueError, KeyError, TypeError):  # damaged records: the runs alone
+        rows = [cell_row(cell, items) for cell, items in group_cells(rollouts).items()]
+        computed = {"rows": rows, "agents": agent_rows(rows)}
+    return computed, "the run folders (no readable summary.json)"
 
 
 def _rollouts(folder: Path) -> list[Rollout]:
@@ -135,7 +125,8 @@ def _summary_row(row: dict[str, Any], cell_id: str, runs: list[RunFolder]) -> li
     reasons = reasons.items() if isinstance(reasons, dict) else []
     return [
         f'<a href="#{cell_id}">{esc(row.get("task", "?"))}</a>',
-        *_cells(row, "agent", "runs", "passes"),
+        *_cells(row, "agent", "rollouts", "runs", "passes"),
+        _not_graded_count(row),
         _num(row.get("passRate"), 2),
         _num(row.get("meanReward"), 2),
         _num(row.get("meanToolCalls"), 1),
@@ -163,7 +154,8 @@ def group_body(folder: Path) -> tuple[str, str]:
         title = f"{row.get('task')} · {row.get('agent')} · {row.get('environment')}"
         sections.append(f'<h3 id="{cell_id}">{esc(title)}</h3>')
         sections.extend(_run_details(run, r.resumed) for run, r in zip(runs, items, strict=True))
-    headers = ["task", "agent", "runs#", "passes#", "rate#", "reward#", "calls#", "termination"]
+    headers = ["task", "agent", "rollouts#", "graded#", "passes#", "not graded#", "rate#"]
+    headers += ["reward#", "calls#", "termination"]
     parts = [_header(folder, summary, source), _agents(summary), "<h2>Summary</h2>"]
     parts.append(table([*headers, "pass^k", "runs (link)"], rows, classes))
     parts.append('<h2 id="runs">Runs</h2>' + "".join(sections))
@@ -182,11 +174,7 @@ def group_body(folder: Path) -> tuple[str, str]:
 
 def _header(folder: Path, summary: dict[str, Any], source: str) -> str:
     kind = "sweep" if folder.name.startswith("sweep_") else "group"
-    infra = _records(summary, "infraErrors")
-    counts = (
-        f"{summary.get('rollouts', 0)} rollouts · {summary.get('passed', 0)} passed · "
-        f"{summary.get('failed', 0)} failed · {len(infra)} infrastructure errors"
-    )
+    counts = count_line(outcome_counts(_records(summary, "rows")))
     return (
         f"<h1>{esc(folder.name)}</h1><p>{esc(kind)} · {esc(counts)}</p>"
         f'<p class="muted">Summary read from {esc(source)}. Click a row\'s task or a run number '
@@ -212,16 +200,24 @@ def _agents(summary: dict[str, Any]) -> str:
     return "<h2>Agents</h2>" + table(headers, rows) if rows else ""
 
 
+def _not_graded_count(row: dict[str, Any]) -> str:
+    rollouts, runs = row.get("rollouts"), row.get("runs")
+    if not isinstance(rollouts, int) or not isinstance(runs, int):
+        return "-"
+    return f'<span class="err">{rollouts - runs}</span>' if rollouts > runs else "0"
+
+
 def _infra(summary: dict[str, Any]) -> str:
     rows = [
         [
             *_cells(e, "taskId", "agent"),
             str(e["repeat"] + 1) if isinstance(e.get("repeat"), int) else "-",
+            esc(LABELS.get(str(e.get("outcome")), str(e.get("outcome", "?")))),
             f'<span class="err">{esc(e.get("error", ""))}</span>',
         ]
-        for e in _records(summary, "infraErrors")
+        for e in _records(summary, "notGraded")
     ]
     if not rows:
         return ""
-    title = '<h2 id="infra">Infrastructure errors (points that could not start)</h2>'
-    return title + table(["task", "agent", "repeat#", "error"], rows)
+    title = '<h2 id="infra">Not graded (environment errors, model errors, could not start)</h2>'
+    return title + table(["task", "agent", "repeat#", "outcome", "reason"], rows)

@@ -16,7 +16,8 @@ from collections import defaultdict
 from typing import Any
 from urllib.parse import quote
 
-from silo.batch.summary import pass_hat_k
+from silo.batch.outcomes import count_line
+from silo.batch.summary import outcome_counts, pass_hat_k
 from silo.view.agents_table import agents_side_by_side
 from silo.view.charts import bar_chart, histogram, line_chart
 from silo.view.html import esc, fmt_ms, mapping, records, table
@@ -112,14 +113,10 @@ def _row(run: RunRecord) -> list[str]:
 def sweep_body(name: str, summary: dict[str, Any], runs: list[RunRecord]) -> str:
     """The page body of the group or sweep ``name``."""
     kind = "sweep" if name.startswith("sweep_") else "group"
-    passed = sum(1 for r in runs if r.outcome == "PASS")
-    failed = sum(1 for r in runs if r.outcome == "FAIL")
-    unfinished = len(runs) - passed - failed
-    infra = len(records(summary.get("infraErrors")))
-    counts = (
-        f"{kind} · {len(runs)} runs · {passed} passed · {failed} failed · {unfinished} unfinished"
-        f" · {infra} infrastructure errors"
-    )
+    unfinished = sum(1 for r in runs if r.outcome not in ("PASS", "FAIL"))
+    counts = f"{kind} · {count_line(outcome_counts(records(summary.get('rows'))))}"
+    if unfinished:
+        counts += f" · {unfinished} run folder(s) unfinished"
     ordered = sorted(runs, key=lambda r: (r.task, r.agent, r.run))
     headers = ["run", "task", "agent", "outcome", "termination", "reward#", "calls#", "tokens#"]
     body = table([*headers, "duration#"], [_row(r) for r in ordered])

@@ -152,7 +152,7 @@ def test_server_error_forever_ends_as_timeout(tmp_path: Path) -> None:
 def test_retries_exhausted_is_one_line_model_error(tmp_path: Path) -> None:
     with FakeOpenAI([error(503, "overloaded")]) as server:
         result = run(tmp_path, server, max_retries=1)
-    assert result.termination_reason == "model_error"
+    assert result.termination_reason == "model_error"  # the endpoint's failure, not the model's
     assert "HTTP 503" in result.error and "after 2 attempts" in result.error
     assert len(server.requests) == 2
 
@@ -178,6 +178,7 @@ def test_connection_refused_is_one_line_model_error(tmp_path: Path) -> None:
         port = sock.getsockname()[1]
     result = run(tmp_path, None, base_url=f"http://127.0.0.1:{port}/v1")
     assert result.termination_reason == "model_error"
+    assert result.run["modelUnreachable"] is True  # what stops a sweep early
     assert result.error.startswith("cannot connect to the model endpoint at http://127.0.0.1:")
     assert "\n" not in result.error
 

@@ -111,10 +111,13 @@ def test_rates_only_cells_and_pass_hat_k(toy_project: Path) -> None:
     worse = comparison.cells[0]
     reward = round(worse["b"]["meanReward"] - worse["a"]["meanReward"], 4)
     assert worse["delta"] == {
+        "rollouts": 1,
         "runs": 1,
         "passRate": -0.5,
         "meanReward": reward,
         "meanToolCalls": -1.0,
+        "modelErrors": 0,
+        "environmentErrors": 0,
     }
     assert worse["detail"] is None  # several runs a side: rates, not single results
     assert [c["task"] for c in comparison.regressed] == ["TASK-001"]

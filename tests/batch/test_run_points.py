@@ -70,10 +70,13 @@ def test_infrastructure_failures_are_counted_apart(toy_project: Path) -> None:
     )
     assert [o.infra_error is not None for o in outcomes] == [False, False, True, True]
     assert [o.run_dir is None for o in outcomes] == [False, False, True, True]
+    assert [o.outcome for o in outcomes] == ["passed", "passed", "couldNotStart", "couldNotStart"]
     summary = summarize(group)
-    assert summary["rollouts"] == 2 and summary["failed"] == 0
-    assert len(summary["infraErrors"]) == 2
-    assert "missing.py does not exist" in summary["infraErrors"][0]["error"]
+    assert (summary["rollouts"], summary["graded"], summary["failed"]) == (4, 2, 0)
+    assert summary["couldNotStart"] == 2 and len(summary["notGraded"]) == 2
+    assert [r["outcome"] for r in summary["notGraded"]] == ["couldNotStart"] * 2
+    assert "missing.py does not exist" in summary["notGraded"][0]["error"]
+    assert summary["notGraded"][0]["runDir"] is None
 
 
 def test_each_rollouts_point_id_is_computed_once_and_recorded(
@@ -177,10 +180,11 @@ def test_table_prints_a_readable_set_of_k() -> None:
                 "tasks": 1,
                 "runs": 1000,
                 "passes": 1000,
+                "notGraded": 0,
                 "passHatK": {str(k): 1.0 for k in range(1, 1001)},
             }
         ],
-        "infraErrors": [],
+        "notGraded": [],
         "passed": 1000,
         "rollouts": 1000,
     }

@@ -42,11 +42,15 @@ def test_a_mixed_cell_row_is_the_hand_computed_one() -> None:
         "environment": "toy",
         "task": "T1",
         "agent": "a",
+        "rollouts": 3,
         "runs": 3,
         "passes": 2,
         "passRate": 0.6667,
         "meanReward": 0.8333,
         "meanToolCalls": 3.0,
+        "environmentErrors": 0,
+        "modelErrors": 0,
+        "couldNotStart": 0,
         "terminationReasons": {"completed": 2, "max_tool_calls": 1},
         "resumed": 1,
         # C(2,1)/C(3,1) = 2/3; C(2,2)/C(3,2) = 1/3; C(2,3) = 0
@@ -66,8 +70,15 @@ def test_agent_rows_average_over_tasks_up_to_the_fewest_runs() -> None:
     assert [(r["task"], r["agent"]) for r in rows] == [("T1", "a"), ("T1", "b"), ("T2", "a")]
     assert agent_rows(rows) == [
         # T1: 2/2 passes, T2: 1/2 -> pass^1 = (1 + 0.5) / 2; pass^2 = (1 + 0) / 2
-        {"agent": "a", "tasks": 2, "runs": 4, "passes": 3, "passHatK": {"1": 0.75, "2": 0.5}},
-        {"agent": "b", "tasks": 1, "runs": 1, "passes": 0, "passHatK": {"1": 0.0}},
+        {
+            "agent": "a",
+            "tasks": 2,
+            "runs": 4,
+            "passes": 3,
+            "notGraded": 0,
+            "passHatK": {"1": 0.75, "2": 0.5},
+        },
+        {"agent": "b", "tasks": 1, "runs": 1, "passes": 0, "notGraded": 0, "passHatK": {"1": 0.0}},
     ]
 
 
@@ -88,3 +99,27 @@ def test_rollouts_listed_in_resumed_jsonl_are_marked_resumed(tmp_path: Path, oth
     (group / "resumed.jsonl").write_text(json.dumps({"runDir": str(tmp_path / other / "run_0")}))
     loaded = load_group(group)
     assert [(r.folder.name, r.resumed) for r in loaded] == [("run_1", False), ("run_0", True)]
+
+
+def test_not_graded_rollouts_stay_out_of_the_rates_and_pass_hat_k() -> None:
+    broken: Any = {"environment": "toy", "taskId": "T1", "agent": "a", "environmentError": "bug"}
+    items = [
+        _rollout("T1", "a", True, 1.0, 2),
+        _rollout("T1", "a", False, 0.0, 1, "model_error"),
+        Rollout(Path("/nowhere"), broken, _rollout("T1", "a", False, 0.0, 5).result),
+        _rollout("T1", "a", False, 0.5, 4),
+    ]
+    row = cell_row(("toy", "T1", "a"), items, [{"outcome": "couldNotStart", "error": "x"}])
+    assert (row["rollouts"], row["runs"], row["passes"]) == (5, 2, 1)
+    assert (row["environmentErrors"], row["modelErrors"], row["couldNotStart"]) == (1, 1, 1)
+    assert (row["passRate"], row["meanReward"], row["meanToolCalls"]) == (0.5, 0.75, 3.0)
+    assert row["passHatK"] == {"1": 0.5, "2": 0.0}
+    (agent,) = agent_rows([row])
+    assert (agent["runs"], agent["notGraded"], agent["passHatK"]) == (2, 3, {"1": 0.5, "2": 0.0})
+
+
+def test_a_cell_with_nothing_graded_has_no_rates() -> None:
+    row = cell_row(("toy", "T1", "a"), [_rollout("T1", "a", False, 0.0, 1, "model_error")])
+    assert (row["rollouts"], row["runs"], row["modelErrors"]) == (1, 0, 1)
+    assert (row["passRate"], row["meanReward"], row["meanToolCalls"]) == (None, None, None)
+    assert row["passHatK"] == {} and agent_rows([row])[0]["tasks"] == 0

@@ -9,8 +9,9 @@ from silo.batch.summary import format_table
 
 def _row(task: str, agent: str) -> dict[str, Any]:
     return {
-        "environment": "crm", "task": task, "agent": agent, "runs": 2, "passes": 1,
-        "passRate": 0.5, "meanReward": 0.75, "meanToolCalls": 3.0,
+        "environment": "crm", "task": task, "agent": agent, "rollouts": 2, "runs": 2,
+        "passes": 1, "passRate": 0.5, "meanReward": 0.75, "meanToolCalls": 3.0,
+        "environmentErrors": 0, "modelErrors": 0, "couldNotStart": 0,
         "terminationReasons": {"completed": 2}, "resumed": 0, "passHatK": {"1": 0.5, "2": 0.0},
     }  # fmt: skip
 
@@ -21,7 +22,7 @@ def test_long_names_widen_their_columns_and_keep_the_numbers_aligned() -> None:
         _row("A-VERY-LONG-TASK-IDENTIFIER-42", "my_long_agent_name_v2"),
     ]
     summary = {
-        "group": "g", "rollouts": 4, "passed": 2, "failed": 2, "infraErrors": [], "rows": rows,
+        "group": "g", "rollouts": 4, "passed": 2, "failed": 2, "notGraded": [], "rows": rows,
         "agents": [
             {"agent": a, "tasks": 1, "runs": 2, "passes": 1, "passHatK": {"1": 0.5, "2": 0.0}}
             for a in ("my_long_agent_name_v2", "solver")
@@ -38,8 +39,25 @@ def test_long_names_widen_their_columns_and_keep_the_numbers_aligned() -> None:
 
 def test_short_names_keep_the_default_widths() -> None:
     summary = {
-        "group": "g", "rollouts": 2, "passed": 1, "failed": 1, "infraErrors": [],
+        "group": "g", "rollouts": 2, "passed": 1, "failed": 1, "notGraded": [],
         "rows": [_row("TASK-001", "solver")], "agents": [],
     }  # fmt: skip
     header = format_table(summary).splitlines()[0]  # type: ignore[arg-type]
     assert header.startswith("task          agent        runs")
+
+
+def test_not_graded_rollouts_have_their_reasons_grouped_under_the_table() -> None:
+    row = _row("TASK-001", "openai[m]") | {"rollouts": 5, "modelErrors": 3}
+    records = [
+        {"outcome": "modelError", "environment": "crm", "taskId": "TASK-001",
+         "agent": "openai[m]", "repeat": repeat, "error": "HTTP 500", "runDir": None}
+        for repeat in (2, 3, 4)
+    ]  # fmt: skip
+    summary = {"group": "g", "notGraded": records, "rows": [row], "agents": []}
+    lines = format_table(summary).splitlines()  # type: ignore[arg-type]
+    assert lines[2].split()[2:6] == ["5", "1", "1", "3"]  # runs, pass, fail, error
+    assert lines[-2] == "  TASK-001 openai[m]: model error x3: HTTP 500"
+    assert (
+        lines[-1]
+        == "5 rollouts: 1 passed, 1 failed, 3 model errors (pass rate 0.50 over the 2 graded)"
+    )

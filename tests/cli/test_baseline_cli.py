@@ -38,7 +38,13 @@ def stamp(folder: Path) -> dict[str, tuple[int, int, bytes]]:
 
 @pytest.fixture
 def project(toy_project: Path) -> Path:
-    """The toy project with a baselines config listing toy x solver and toy x noop."""
+    """The toy project with a baselines config listing toy x solver and toy x noop.
+
+    TASK-002's verifier grades like TASK-001's here instead of raising: a raising verifier is
+    an ERROR, never a golden (tests/cli/test_outcomes_cli.py).
+    """
+    env_py = toy_project / "environments" / "toy" / "env.py"
+    env_py.write_text(env_py.read_text().replace('"Raises", _raises)', '"Raises", _bumped)'))
     (toy_project / "baselines").mkdir()
     (toy_project / "baselines" / "silo-baselines.yaml").write_text(CONFIG)
     return toy_project
@@ -97,7 +103,7 @@ def test_drift_is_explained_field_by_field(recorded: Path) -> None:
     assert "  root['agentOutput']: 'C-1 is now 3' -> 'C-1 is now 5'" in explanation
     # state-diff.json is the same; state-changes.json sees the value written
     assert "DRIFT   toy/solver/TASK-001 state-changes.json" in lines
-    assert lines[-1] == "check: 0 ok, 6 DRIFT, 0 MISSING, 0 STALE"
+    assert lines[-1] == "check: 0 ok, 3 DRIFT, 0 MISSING, 0 STALE"  # tasks, not files
 
 
 def test_missing_golden_names_the_command_that_records_it(recorded: Path) -> None:

@@ -29,15 +29,16 @@ def test_candidate_sweep_against_reference_sweep(toy_project: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith(f"A: {reference} (group, 4 rollout(s), 1 passed)")
-    assert lines[1].startswith(f"B: {candidate} (group, 4 rollout(s), 0 passed)")
+    assert lines[0] == f"A: {reference} (group, 4 rollouts: 1 passed, 3 failed)"
+    assert lines[1] == f"B: {candidate} (group, 4 rollouts: 0 passed, 4 failed)"
     header = next(line for line in lines if line.startswith("task"))
     assert header.split() == [
-        *("task", "agent", "runsA", "runsB", "rateA", "rateB", "Δrate"),
+        *("task", "agent", "runsA", "runsB", "errA", "errB", "rateA", "rateB", "Δrate"),
         *("rewardA", "rewardB", "Δreward", "callsA", "callsB", "Δcalls", "status"),
     ]
     row = next(line for line in lines if line.startswith("TASK-001") and " solver " in line)
-    assert row.split()[2:7] == ["1", "1", "1.00", "0.00", "-1.00"] and row.endswith("REGRESSION")
+    assert row.split()[2:9] == ["1", "1", "0", "0", "1.00", "0.00", "-1.00"]
+    assert row.endswith("REGRESSION")
     assert any(line.startswith("    checks: C-1 went up by 2 (pass -> fail)") for line in lines)
     state = next(line for line in lines if line.startswith("    state diff: "))
     assert "counters.changed: -C-1" in state and "log.added: -LOG-001 -LOG-002" in state

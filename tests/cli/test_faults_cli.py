@@ -56,9 +56,10 @@ def test_in_a_sweep_a_raising_verifier_is_counted_apart(toy_project: Path) -> No
     assert proc.returncode == 2, proc.stderr
     (sweep,) = (toy_project / ".silo" / "runs").iterdir()
     summary = json.loads((sweep / "summary.json").read_text())
-    assert (summary["rollouts"], summary["passed"], summary["failed"]) == (1, 1, 0)
-    (error,) = summary["infraErrors"]
+    assert (summary["rollouts"], summary["passed"], summary["failed"]) == (2, 1, 0)
+    (error,) = summary["notGraded"]
     assert error["taskId"] == "TASK-002" and "failed at environments/toy/env.py:" in error["error"]
+    assert error["outcome"] == "environmentError" and summary["environmentErrors"] == 1
 
 
 def test_a_file_where_the_runs_folder_should_be_is_one_line(toy_project: Path) -> None:

@@ -11,8 +11,8 @@ def test_a_resumed_noop_is_not_reported_as_passing(toy_project: Path) -> None:
     args = ("-m", "env=toy", "task=TASK-001", "agent=noop", "runs=3", "fail_on_error=false")
     first = run("silo-run", toy_project, *args)
     assert first.returncode == 0, first.stderr
-    assert "TASK-001 noop: 0/3 passed" in first.stdout
+    assert "TASK-001 noop: 3 rollouts: 0 passed, 3 failed" in first.stdout
     again = run("silo-run", toy_project, *args, "resume=true")
     assert again.returncode == 0, again.stderr
-    assert "TASK-001 noop: 0/3 passed" in again.stdout  # was "3/3 passed"
+    assert "TASK-001 noop: 3 rollouts: 0 passed, 3 failed" in again.stdout  # was "3/3 passed"
     assert "resume: 3 of 3 rollouts skipped (already completed)" in again.stdout

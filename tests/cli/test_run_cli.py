@@ -113,7 +113,7 @@ def test_multirun_grid_one_folder_each_and_nonzero_exit(toy_project: Path) -> No
     summary = json.loads((sweep / "summary.json").read_text())
     assert summary["rollouts"] == 4 and summary["passed"] == 1
     assert len({json.loads((d / "run.json").read_text())["groupId"] for d in run_dirs}) == 1
-    assert "1/4 rollouts passed" in proc.stdout
+    assert "4 rollouts: 1 passed, 3 failed" in proc.stdout
 
 
 def test_repeats_report_pass_hat_k_and_fail_on_error_off(toy_project: Path) -> None:
@@ -123,8 +123,11 @@ def test_repeats_report_pass_hat_k_and_fail_on_error_off(toy_project: Path) -> N
     summary = json.loads((group / "summary.json").read_text())
     rows = {r["task"]: r for r in summary["rows"]}
     assert rows["TASK-001"]["passHatK"] == {"1": 1.0, "2": 1.0, "3": 1.0}
-    assert rows["TASK-003"]["passes"] == 0 and len(rows) == 2
-    assert len(summary["infraErrors"]) == 3  # TASK-002, counted apart from the agent's results
+    assert rows["TASK-003"]["passes"] == 0 and len(rows) == 3
+    # TASK-002: a row of 3 rollouts, none graded, counted apart from the agent's results
+    assert (rows["TASK-002"]["rollouts"], rows["TASK-002"]["runs"]) == (3, 0)
+    assert rows["TASK-002"]["environmentErrors"] == 3 and summary["environmentErrors"] == 3
+    assert [r["outcome"] for r in summary["notGraded"]] == ["environmentError"] * 3
     assert summary["agents"][0]["passHatK"] == {"1": 0.5, "2": 0.5, "3": 0.5}
 
 

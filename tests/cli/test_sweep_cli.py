@@ -65,9 +65,10 @@ def test_bad_point_in_a_sweep_is_an_infrastructure_failure(toy_project: Path) ->
     assert proc.returncode == 2  # a point could not start
     assert 'unknown task "TASK-404"' in proc.stderr
     summary = json.loads((_only_group(toy_project) / "summary.json").read_text())
-    assert summary["rollouts"] == 1 and summary["passed"] == 1
-    assert len(summary["infraErrors"]) == 1
-    assert "could not start (infrastructure, not agent failures)" in proc.stdout
+    assert (summary["rollouts"], summary["graded"], summary["passed"]) == (2, 1, 1)
+    assert summary["couldNotStart"] == 1 and len(summary["notGraded"]) == 1
+    assert "  TASK-404 solver: could not start: " in proc.stdout
+    assert "2 rollouts: 1 passed, 0 failed, 1 could not start" in proc.stdout
 
 
 def test_resume_skips_what_is_done(toy_project: Path) -> None:
@@ -88,4 +89,4 @@ def test_named_sweep_over_the_crm(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     # crm: 9 tasks and instance #0 of its 3 templates, x solver, noop
-    assert "12/24 rollouts passed" in proc.stdout
+    assert "24 rollouts: 12 passed, 12 failed" in proc.stdout

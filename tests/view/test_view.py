@@ -267,13 +267,19 @@ def test_group_summary_links_to_collapsed_runs_and_lists_infra_errors(toy_projec
     page = Page(html)
     rows = page.find("tbody")[1].children  # agents table first, then the summary
     assert [r.children[0].text + " " + r.children[1].text for r in rows] == [
+        "TASK-001 missing",
         "TASK-001 noop",
         "TASK-001 solver",
     ]
-    noop, solver = rows
-    assert [c.text for c in noop.children[2:8]] == ["2", "0", "0.00", "0.33", "0.0", "completed:2"]
-    assert solver.children[8].text == "k=1:1.00 k=2:1.00"
+    missing, noop, solver = rows
+    assert [c.text for c in noop.children[2:10]] == [
+        "2", "2", "0", "0", "0.00", "0.33", "0.0", "completed:2"
+    ]  # fmt: skip
+    # rollouts, graded, passes, not graded, then no rates: nothing of it was graded
+    assert [c.text for c in missing.children[2:7]] == ["2", "0", "0", "2", "-"]
+    assert solver.children[10].text == "k=1:1.00 k=2:1.00"
     assert "fail-required" in noop.classes and not solver.classes
+    rows = [noop, solver]
     runs = page.find("details", "run")
     assert len(runs) == 5 and not any("open" in d.attrs for d in runs)
     for row in rows:
@@ -292,7 +298,10 @@ def test_group_summary_links_to_collapsed_runs_and_lists_infra_errors(toy_projec
     infra = page.by_id("infra")
     assert infra.tag == "h2"
     assert page.text.count("missing.py does not exist") == 2
-    assert "2 infrastructure errors" in page.text
+    assert (
+        "3 rollouts" not in page.text
+        and "6 rollouts: 2 passed, 2 failed, 2 could not start" in page.text
+    )
 
 
 def test_resolve_and_write_report_guard(toy_project: Path) -> None:

@@ -1,15 +1,17 @@
 """The body of a ``silo-run`` job: plan, run, report.
 
 Contract: :func:`execute` receives the composed config of one Hydra job and returns its exit
-status (0 all passed, 1 a rollout failed, 2 the job could not start). It prints one line per
-user mistake, a short report for a single rollout, and a summary table for a group run in one
-process. In a multirun, infrastructure failures are written to the sweep folder so the sweep's
-summary (see ``silo.cli.hydra.callbacks``) counts them apart.
+status (0 all passed, 1 a rollout failed, 2 a rollout was not graded: it could not start, or
+its environment or model endpoint failed; see :mod:`silo.batch.outcomes`). It prints one line
+per user mistake, a short report for a single rollout, and a summary table for a group run in
+one process. In a multirun, rollouts that never began are written to the sweep folder so the
+sweep's summary (see ``silo.cli.hydra.callbacks``) counts them apart.
 """
 
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -95,6 +97,9 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         if result.environment_error:  # the environment failed, not the agent
             _say(f"{result.environment_error}; fix the environment's code")
             return 2
+        if result.termination_reason == "model_error":  # the endpoint failed, not the model
+            _say(f"model error (not graded): {result.error}")
+            return 2
         return 0 if result.passed or not plan.fail_on_error else 1
     shared = group_dir is not None
     if group_dir is None:
@@ -105,6 +110,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         group_id = group_dir.name
     from silo.batch.sweep import run_points
 
+    _say_endpoint_limit(plan)
     outcomes = run_points(
         plan.points,
         plan.runs,
@@ -118,9 +124,10 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         shared_group=shared,  # a sweep's jobs share its folder (the sweeper checked it)
     )
     from silo.batch.cost import record_costs
+    from silo.batch.outcomes import FAILED, NOT_GRADED, count_line
 
     record_costs((o.run_dir for o in outcomes if not o.resumed), plan.prices)
-    failed = [o for o in outcomes if not o.passed]
+    failed = [o for o in outcomes if o.outcome == FAILED]
     skipped = sum(1 for o in outcomes if o.resumed)
     if skipped:
         print(f"resume: {skipped} of {len(outcomes)} rollouts skipped (already completed)")
@@ -131,13 +138,14 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         print(summary["table"])
         print(f"summary: {_rel(group_dir / 'summary.json', project)}")
     else:
-        passes = len(outcomes) - len(failed)
         task = ",".join(dict.fromkeys(o.point.task for o in outcomes))
-        print(
-            f"{task} {plan.points[0].agent_label if plan.points else ''}: {passes}/{len(outcomes)} passed"
-        )
+        counts = Counter(o.outcome for o in outcomes)
+        print(f"{task} {plan.points[0].agent_label if plan.points else ''}: {count_line(counts)}")
     _judge(plan, group_dir, project)
-    if any(o.infra_error for o in outcomes):  # could not start, or a verifier raised
+    stopped = next((o for o in outcomes if o.stopped), None)
+    if stopped is not None:  # the sweep's one line about a dead endpoint
+        _say(f"stopped early, {sum(o.stopped for o in outcomes)} rollout(s) {stopped.infra_error}")
+    if any(o.outcome in NOT_GRADED for o in outcomes):  # not the agent's failure: not graded
         return 2
     if failed and plan.fail_on_error:
         return 1
@@ -152,6 +160,30 @@ def _judge(plan: Any, folder: Path | None, project: Path) -> None:
     from silo.judges.judgement import resolve_judges
 
     print(judged_line(judge_folder(folder, project, resolve_judges(plan.judges))))
+
+
+# The model agents' per-endpoint connection limit (conf/agent/openai.yaml, anthropic.yaml).
+_ENDPOINT_LIMIT = "max_connections"
+
+
+def _say_endpoint_limit(plan: Any) -> None:
+    """One line when the agent's endpoint limit keeps fewer requests in flight than asked.
+
+    ``max_concurrency=N`` is the rollouts in flight; a model agent's ``max_connections`` below
+    N caps its requests to the endpoint. That is a choice to make on purpose, so it is said.
+    """
+    limits: set[int] = set()
+    for point in plan.points:
+        found = point.agent.get(_ENDPOINT_LIMIT) if isinstance(point.agent, dict) else None
+        if isinstance(found, int):
+            limits.add(found)
+    below = sorted(limit for limit in limits if limit < plan.max_concurrency)
+    if below:
+        _say(
+            f"note: max_concurrency={plan.max_concurrency} rollouts in flight, but "
+            f"agent.{_ENDPOINT_LIMIT}={below[0]} caps the requests to the model endpoint at "
+            f"{below[0]} at once; set agent.{_ENDPOINT_LIMIT}={plan.max_concurrency} to match"
+        )
 
 
 def _rel(path: Path, project: Path) -> str:

@@ -34,7 +34,7 @@ def test_runs_in_numbered_subdirs_are_summarized_and_resumed(toy_project: Path) 
     assert sorted(p.name for p in sweep.iterdir() if p.is_dir()) == ["0", "1"]
     summary = json.loads((sweep / "summary.json").read_text())
     assert (summary["rollouts"], summary["passed"]) == (2, 2)  # was 0/0
-    assert "2/2 rollouts passed" in first.stdout
+    assert "2 rollouts: 2 passed, 0 failed" in first.stdout
     again = run("silo-run", toy_project, *grid, "resume=true")
     assert again.returncode == 0, again.stderr
     newest = next(p for p in _sweep_dirs(toy_project) if p != sweep)

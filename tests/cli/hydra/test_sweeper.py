@@ -179,11 +179,11 @@ def test_a_job_that_raises_costs_one_line_and_the_summary_keeps_the_others(
     assert line.startswith("silo-run: job #1 (seed=")
     assert "failed: Interpolation key 'oops' not found" in line
     summary = _summary(toy_project)
-    assert summary["rollouts"] == 2 and summary["passed"] == 2
-    (infra,) = summary["infraErrors"]
+    assert summary["rollouts"] == 3 and summary["passed"] == 2 and summary["couldNotStart"] == 1
+    (infra,) = summary["notGraded"]
     assert infra["error"] == line.removeprefix("silo-run: ")
     assert (infra["taskId"], infra["agent"]) == ("TASK-001", "solver")
-    assert "1 point(s) could not start" in proc.stdout
+    assert "3 rollouts: 2 passed, 0 failed, 1 could not start" in proc.stdout
 
 
 def test_a_job_that_cannot_compose_stops_the_sweep_before_any_rollout(toy_project: Path) -> None:
@@ -217,8 +217,8 @@ def test_a_job_only_the_launcher_can_refuse_stops_the_sweep_and_keeps_the_summar
     status, _ = _in_process(toy_project, args, monkeypatch)
     assert status == 2
     summary = _summary(toy_project)
-    assert summary["rollouts"] == 1 and summary["passed"] == 1
-    (infra,) = summary["infraErrors"]
+    assert summary["rollouts"] == 2 and summary["passed"] == 1 and summary["couldNotStart"] == 1
+    (infra,) = summary["notGraded"]
     assert infra["error"].startswith("job #1 (++typed.count=abc) could not be composed: ")
     assert "could not be converted to Integer" in infra["error"]
 
@@ -284,4 +284,4 @@ def test_a_failed_job_under_joblib_exits_two_with_one_line(toy_project: Path) ->
     (sweep,) = list((toy_project / ".silo" / "runs").iterdir())
     (infra,) = [json.loads(x) for x in (sweep / "infra-errors.jsonl").read_text().splitlines()]
     assert infra["error"] == line.removeprefix("silo-run: ")
-    assert json.loads((sweep / "summary.json").read_text())["rollouts"] == 4
+    assert json.loads((sweep / "summary.json").read_text())["graded"] == 4
