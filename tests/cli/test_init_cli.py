@@ -12,6 +12,12 @@ from tests.cli._console import one_line_error, run
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def _project_here(tmp_path: Path) -> None:
+    """Make ``tmp_path`` a project, so no stray project in a folder above it is found instead."""
+    (tmp_path / ".silo").mkdir()
+
+
 def test_blank_environment_then_validate(tmp_path: Path) -> None:
     proc = run("silo-init", tmp_path, "demo")
     assert proc.returncode == 0, proc.stderr
@@ -42,8 +48,9 @@ def test_crm_environment_validates_clean(tmp_path: Path) -> None:
     assert check.returncode == 0, check.stdout
     # The CRM keeps weighted rewards (its goldens): the no-op agent's floor is a warning.
     lines = check.stdout.splitlines()
-    assert all(line.startswith("WARNING  noop_rewarded  ") for line in lines[:-1])
-    assert lines[-1].startswith("OK  sales  data=")
+    ok = next(i for i, line in enumerate(lines) if line.startswith("OK  sales  data="))
+    assert all(line.startswith("WARNING  noop_rewarded  ") for line in lines[:ok])
+    assert lines[ok + 1 :] and all(line.startswith("TEMPLATE  ") for line in lines[ok + 1 :])
 
 
 def test_created_at_the_project_root_from_a_subfolder(tmp_path: Path) -> None:
@@ -116,11 +123,11 @@ def test_package_scaffold_refuses_a_template_without_solver_and_an_existing_fold
     blank = run("silo-init", tmp_path, "--package", "shelf", "template=blank")
     assert blank.returncode == 2
     assert one_line_error(blank, "silo-init").startswith('template "blank" has no solver')
-    assert list(tmp_path.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir()] == [".silo"]  # the project marker alone
     unknown = run("silo-init", tmp_path, "--package", "shelf", "template=nosuch")
     assert one_line_error(unknown, "silo-init").startswith('unknown template "nosuch"')
     (tmp_path / "silo-env-shelf").mkdir()
     again = run("silo-init", tmp_path, "--package", "shelf")
     assert again.returncode == 2
     assert 'folder "silo-env-shelf" already exists' in one_line_error(again, "silo-init")
-    assert [p.name for p in tmp_path.iterdir()] == ["silo-env-shelf"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".silo", "silo-env-shelf"]

@@ -101,6 +101,7 @@ def test_usage_mistakes_exit_two(toy_project: Path, args: list[str], expected: s
 
 
 def test_empty_project_exits_two(tmp_path: Path) -> None:
+    (tmp_path / ".silo").mkdir()  # the project is here, not in a folder above tmp_path
     proc = validate(tmp_path)
     assert proc.returncode == 2
     assert "no environments in" in one_line_error(proc, "silo-validate")

@@ -121,6 +121,7 @@ def test_no_folder_builds_the_site_of_every_run(toy_project: Path) -> None:
 
 
 def test_no_runs_yet_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / ".silo").mkdir()  # the project is here, not in a folder above tmp_path
     proc = run("silo-view", tmp_path)
     assert proc.returncode == 2
     assert "no runs yet" in one_line_error(proc, "silo-view")
