@@ -113,7 +113,9 @@ def test_create_state_that_raises_is_an_environment_error(toy_project: Path) -> 
     single = run("silo-run", toy_project, "env=toy", "task=TASK-001", "agent=solver")
     assert single.returncode == 2 and "Traceback" not in single.stderr, single.stderr
     assert "building the world failed at environments/toy/env.py:" in single.stderr
-    assert single.stderr.rstrip().endswith("RuntimeError: no database; fix the environment's create_state() or bind_tools()")
+    assert single.stderr.rstrip().endswith(
+        "RuntimeError: no database; fix the environment's create_state() or bind_tools()"
+    )
     group = run("silo-run", toy_project, "env=toy", "task=TASK-001", "agent=solver", "runs=2")
     assert group.returncode == 2 and "Traceback" not in group.stderr, group.stderr
     assert "2 rollouts: 0 passed, 0 failed, 2 environment errors (none graded)" in group.stdout
