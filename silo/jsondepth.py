@@ -15,6 +15,8 @@ import math
 import sys
 from typing import Any
 
+from silo.errors import SiloException
+
 __all__ = ["MAX_DEPTH", "RECURSION_ROOM", "NotPlain", "cut_to_depth", "depth_of", "plain_copy_of"]
 
 MAX_DEPTH = 1024
@@ -30,7 +32,7 @@ if sys.getrecursionlimit() < RECURSION_ROOM:
     sys.setrecursionlimit(RECURSION_ROOM)
 
 
-class NotPlain(Exception):
+class NotPlain(SiloException):
     """A value that is not plain JSON (a cycle, a set, NaN, a non-string key, ...)."""
 
 

@@ -19,6 +19,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from silo.errors import SiloException
 from silo.jsondepth import MAX_DEPTH
 
 __all__ = [
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 
-class UnreadableFile(ValueError):
+class UnreadableFile(SiloException, ValueError):
     """A path that is not a readable regular file of UTF-8 text (``why`` says what it is)."""
 
     def __init__(self, path: Path, why: str) -> None:

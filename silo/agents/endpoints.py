@@ -34,7 +34,7 @@ import urllib.request
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 from contextlib import asynccontextmanager, suppress
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import aiohttp
 import orjson
@@ -106,6 +106,24 @@ def status_detail(status: int, body: bytes) -> str:
     return f"{text} - {message}" if isinstance(message, str) and message else text
 
 
+def _without_credentials(url: str, headers: dict[str, str]) -> str:
+    """``url`` without a ``user:password@`` part, which becomes Basic auth unless a key is sent.
+
+    aiohttp refuses a URL carrying credentials beside an ``Authorization`` header; the key,
+    when there is one, is what the endpoint checks.
+    """
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    if not any(name.lower() == "authorization" for name in headers):
+        credentials = aiohttp.BasicAuth(
+            unquote(parts.username or ""), unquote(parts.password or "")
+        )
+        headers["Authorization"] = credentials.encode()
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=host))
+
+
 class Endpoint:
     """One model endpoint: its session, its in-flight limit and its shared cool-down."""
 
@@ -114,6 +132,7 @@ class Endpoint:
     ) -> None:
         self.url = url
         self.headers = dict(headers)
+        self._target = _without_credentials(url, self.headers)
         self.max_connections = max_connections
         self._ceiling = float(max_connections or _UNLIMITED)
         self._limit = self._ceiling
@@ -170,7 +189,10 @@ class Endpoint:
         session = self._session or self._open()
         try:
             async with session.post(
-                self.url, data=body, timeout=aiohttp.ClientTimeout(total=timeout), proxy=self._proxy
+                self._target,
+                data=body,
+                timeout=aiohttp.ClientTimeout(total=timeout),
+                proxy=self._proxy,
             ) as response:
                 size = response.content_length
                 if size is not None and size > MAX_ANSWER_BYTES:

@@ -10,7 +10,7 @@ Contract: :func:`run_deep_checks` adds these findings (errors but one) to a repo
   (``noop_failed`` if that rollout could not even run).
 * ``noop_rewarded`` (a warning) — the no-op agent earns a reward above 0 on a task it fails,
   named with the checks that give it: for RL, a floor an idle policy collects (make those checks
-  depend on the change, or choose ``reward: binary``).
+  depend on the change, or choose ``reward: binary``); once per task or template.
 * ``nondeterministic`` — two solver runs of a task give different ``result.json`` or
   ``state-diff.json`` (skipped for a solver that declares ``deterministic = False``).
 * ``create_state_shared`` — two ``create_state()`` calls return worlds that share a mutable
@@ -119,6 +119,7 @@ def _run_tasks(
 ) -> None:
     instances = sample_instances(env, report, options.instance_sample)
     rollout = _Rollouts(env, project, report, options, len(env.tasks) + len(instances))
+    rewarded: set[str] = set()  # tasks and templates already warned of: one warning each
     for task in [*env.tasks.values(), *instances]:
         if solver is not None:
             first = rollout(task, solver, "solver")
@@ -136,7 +137,8 @@ def _run_tasks(
                 f'task "{task.id}" is passed by the no-op agent, which does nothing; a task an '
                 "idle agent passes is broken — require the change or answer the task asks for",
             )
-        elif idle is not None and idle.reward > 0:
+        elif idle is not None and idle.reward > 0 and task.id.partition("#")[0] not in rewarded:
+            rewarded.add(task.id.partition("#")[0])  # a template's instances share its checks
             report.warn("noop_rewarded", _noop_rewarded(task, idle))
 
 
