@@ -47,7 +47,7 @@ def test_a_priced_group_records_the_cost_of_each_run_and_prints_it(toy_project: 
     (row,) = json.loads((group / "summary.json").read_text())["rows"]
     assert row["estimatedCost"] == round(2 * RUN_COST, 6)
     header = proc.stdout.splitlines()[0]
-    assert header.split()[7:9] == ["tokens", "cost"]
+    assert header.split()[9:11] == ["tokens", "cost"]  # after runs, pass, fail, error, rate, ...
     line = next(line for line in proc.stdout.splitlines() if line.startswith("TASK-001"))
     assert f"${2 * RUN_COST:.4f}" in line.split()
     compared = subprocess.run(

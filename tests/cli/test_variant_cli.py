@@ -39,7 +39,7 @@ def test_instances_are_byte_identical_across_processes_and_hash_seeds(tmp_path: 
         runs = tmp_path / hash_seed
         proc = _sweep(runs, hash_seed, "-m", "task=TASK-010,TASK-011", "variant=0-4")
         assert proc.returncode == 0, proc.stderr
-        assert "10/10 rollouts passed" in proc.stdout
+        assert "10 rollouts: 10 passed, 0 failed" in proc.stdout
         seen.append(_records(runs))
     assert sorted(seen[0]) == [f"TASK-01{t}#{n}" for t in (0, 1) for n in range(5)]
     assert seen[0] == seen[1]

@@ -118,5 +118,5 @@ def test_a_sweep_on_a_ray_head_writes_the_bytes_of_the_basic_launcher(
     assert "object_store_memory" not in proc.stderr
     assert "\x1b[" not in proc.stdout  # no colour codes in redirected stdout
     assert _results(on_ray) == expected
-    (passed,) = [line for line in basic.stdout.splitlines() if line.endswith("rollouts passed")]
+    (passed,) = [line for line in basic.stdout.splitlines() if line.startswith("6 rollouts: ")]
     assert passed in proc.stdout.splitlines()  # the summary, from the launching process

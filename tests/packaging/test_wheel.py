@@ -108,7 +108,7 @@ def test_a_new_user_in_an_empty_folder(bin_dir: Path, tmp_path: Path) -> None:
             cwd=empty,
         )
     )
-    assert "2/2 rollouts passed" in sweep
+    assert "2 rollouts: 2 passed, 0 failed" in sweep
 
 
 def test_an_environment_package_is_found_by_env_and_passes_its_own_tests(

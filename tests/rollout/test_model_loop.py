@@ -54,7 +54,10 @@ def _start(
             model="m", api_key_env=KEY_ENV, base_url=server.base_url, extra_body=extra
         )
         start_task(
-            ended.put, ENV, TASK, agent, {"timeout_ms": timeout_ms},
+            # The stalled rollout gets the budget under test; those beside it one far beyond
+            # any host's speed, so only the stalled one can end by its deadline.
+            ended.put, ENV, TASK, agent,
+            {"timeout_ms": timeout_ms if stalled in (-1, i) else 120_000},
             project_dir=ROOT, runs_dir=tmp_path / "runs", seed=i,
         )  # fmt: skip
     # A safety net, far beyond the rollouts' own budgets: what it waits for is each record.

@@ -61,4 +61,4 @@ def test_slurm_local_leaves_no_empty_job_id_folder(toy_project: Path) -> None:
     (sweep,) = (toy_project / ".silo" / "runs").iterdir()
     assert not list(sweep.rglob("*%j*"))
     assert len(list((sweep / ".submitit").glob("*_log.out"))) == 3
-    assert "3/3 rollouts passed" in proc.stdout
+    assert "3 rollouts: 3 passed, 0 failed" in proc.stdout
