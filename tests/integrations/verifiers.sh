@@ -9,4 +9,5 @@ VENV="${VENV:-${TMPDIR:-/tmp}/silo-venv-verifiers}"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/pip" install -q -e '.[verifiers]' 'pytest>=8' 2>&1 | grep -v '^WARNING: Location' || true
 export PATH="$VENV/bin:$PATH"  # vf-eval runs uv from here
-exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/integrations/test_verifiers_env.py
+# -o addopts= : every test of the file runs here, the slow-marked ones too.
+exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider -o addopts= tests/integrations/test_verifiers_env.py
