@@ -11,7 +11,7 @@ an agent callable offers a coroutine to run on this loop (``runs_on_model_loop``
 ``arun(inp)`` method), which the rollout driver then starts here instead of on a worker thread.
 
 Only Silo's own model agents run here: a user's agent never does (an ``async`` agent of a user
-keeps a loop and thread of its own, so one that never awaits stalls nothing but itself), and
+keeps a loop and thread of its own, so one that never awaits cannot stall this loop), and
 the code that runs on this loop never blocks for longer than a tool call or a record's write.
 """
 

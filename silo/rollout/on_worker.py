@@ -12,8 +12,8 @@ No thread waits for the agent: the process's timer thread (:data:`DEADLINES`) en
 the rollout's deadline (``timeout``), and when the agent has still not returned
 :data:`~silo.rollout.run.GRACE_S` later it abandons that agent's thread and records the rollout
 on a thread of its own, so a hung agent (CPU loop, blocking sleep, ``async`` code that never
-awaits) ends as ``timeout`` within the same ``timeout_ms`` + 1 s as under ``run_task``, and
-holds up nothing but itself. An :class:`~silo.rollout.run.Interrupt` ends the agent the same
+awaits) ends as ``timeout`` as under ``run_task`` (a CPU-bound one still competes for the GIL:
+see :mod:`silo.rollout.worker`). An :class:`~silo.rollout.run.Interrupt` ends the agent the same
 way as ``interrupted``.
 
 Silo's model agents (:func:`~silo.agents.model_loop.loop_native`) leave the worker thread once

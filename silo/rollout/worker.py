@@ -15,9 +15,13 @@ when the agent returns or raises it calls ``on_return`` first (the rollout refus
 then on: an agent's stray threads cannot act after it returned), then records the outcome,
 sets ``finished`` and calls the caller's ``wake``; :meth:`AgentJob.abandon` gives it up.
 
-Every agent gets a thread of its own, so an agent that never yields (a CPU loop, a blocking
-sleep, ``async`` code that never awaits) holds up nothing but itself: the GIL switches threads
-every few milliseconds, and the rollout's driver abandons the thread at the timeout.
+Every agent gets a thread of its own, so an agent that never yields (a blocking sleep,
+``async`` code that never awaits) cannot stop the others: the rollout's driver abandons its
+thread at the timeout. A CPU-bound agent is different: it competes with every rollout for the
+GIL, and an abandoned thread that keeps computing cannot be stopped, so many such agents slow
+every rollout in the process and make timeouts overshoot (docs/performance.md gives the
+figures). Run such agents in processes of their own (a Hydra launcher's workers) until Silo
+isolates user agents in processes.
 """
 
 from __future__ import annotations
