@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,18 @@ def dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
     return proc.pid
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Deliver Ctrl-C to the console scripts the tests start, however the suite was started.
+
+    A suite started in the background of a non-interactive shell (``cmd &``, ``nohup``) inherits
+    SIGINT ignored, and so would every process it starts: the tests that press Ctrl-C on a
+    console script would wait for an interrupt that never arrives. A handler (unlike "ignored")
+    is not inherited across ``exec``, so the scripts start with Python's own, as at a terminal.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
