@@ -283,7 +283,15 @@ def _hangs_on_seed_zero(kind: str) -> Any:
     return agent
 
 
-@pytest.mark.parametrize("kind", ["spin", "sleep", "async-spin"])
+# One kind of hang stays in the default suite; the other two run with -m slow.
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param("spin", marks=pytest.mark.slow),
+        "sleep",
+        pytest.param("async-spin", marks=pytest.mark.slow),
+    ],
+)
 def test_one_hanging_agent_among_64_in_flight_stalls_nobody(toy_project: Path, kind: str) -> None:
     group = toy_project / "g"
     outcomes = run_points(

@@ -41,6 +41,7 @@ def test_silo_run_keeps_n_async_rollouts_in_flight(toy_project: Path) -> None:
     assert max(r["startedAt"] for r in runs) < min(r["finishedAt"] for r in runs)
 
 
+@pytest.mark.slow  # a whole run twice (tests/batch checks the bytes at 1, 8 and 256 fast)
 def test_silo_run_gives_the_same_bytes_at_1_and_8_in_flight(toy_project: Path) -> None:
     grid = ["-m", "env=toy", "task=TASK-001,TASK-002,TASK-003", "agent=solver", "runs=3"]
     outputs = []
@@ -64,6 +65,7 @@ def test_a_bad_max_concurrency_is_one_line_and_exit_2(prog: str, value: str) -> 
     assert "max_concurrency must be a whole number >= 1" in one_line_error(proc, prog)
 
 
+@pytest.mark.slow  # a whole baseline check twice, rollouts in flight
 def test_silo_baseline_check_with_rollouts_in_flight_reports_as_one_at_a_time() -> None:
     serial = run("silo-baseline", REPO, "check")
     proc = run("silo-baseline", REPO, "check", "max_concurrency=8")

@@ -6,6 +6,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_run_cli import silo_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,6 +28,7 @@ def _only_group(project: Path) -> Path:
     return group
 
 
+@pytest.mark.slow  # a multi-process launcher and the sweep twice
 def test_joblib_two_workers_match_the_sequential_sweep(toy_project: Path, tmp_path: Path) -> None:
     grid = [
         "-m",

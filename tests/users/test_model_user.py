@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
 
 import fake_anthropic  # noqa: E402
@@ -36,6 +38,7 @@ def _events(result: Any, kind: str) -> list[dict[str, Any]]:
     return [e for e in map(json.loads, result.trace_lines) if e["type"] == kind]
 
 
+@pytest.mark.slow  # the real openai client against a fake server
 def test_openai_user_prompt_roles_seed_steps_stop_and_identity() -> None:
     script = [
         fake_openai.final("I'm with Northwind Freight."),
@@ -67,6 +70,7 @@ def test_openai_user_prompt_roles_seed_steps_stop_and_identity() -> None:
     assert "usage" not in result.run  # the user's tokens are not the agent's
 
 
+@pytest.mark.slow  # the real anthropic client against a fake server
 def test_anthropic_user_speaks_the_messages_api() -> None:
     script = [fake_anthropic.final("Northwind."), fake_anthropic.final("Thanks ###STOP###")]
     with fake_anthropic.FakeAnthropic(script) as server:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.cli._console import run
 
 
+@pytest.mark.slow  # waits out a real time limit
 def test_a_hanging_solver_is_bounded_by_the_budget_and_the_time_limit(toy_project: Path) -> None:
     (toy_project / "environments" / "toy" / "solver.py").write_text(
         "import time\n\n\ndef agent(inp):\n    time.sleep(3600)\n"

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from silo.rollout.run import run_task
 from silo.view.build import MANIFEST, build_site
 from tests.batch.test_compare import make_group, point
@@ -94,6 +96,7 @@ def _all(element: Any) -> list[Any]:
     return found
 
 
+@pytest.mark.slow  # several runs and three site builds
 def test_rebuild_renders_only_what_is_new(toy_project: Path, tmp_path: Path) -> None:
     _loose(toy_project)
     _sweep(toy_project)

@@ -143,6 +143,7 @@ def test_a_scanned_collection_becomes_a_plain_tracked_dict() -> None:
     assert type(world.state).__name__ == "TrackedDict"  # every top-level value is its own
 
 
+@pytest.mark.slow  # a long fuzz
 def test_worlds_in_flight_interleaved_match_the_deep_copy_oracle() -> None:
     pool = WorldPool(_fresh, lambda state: [])
     pristine = json.dumps(_fresh())
@@ -161,6 +162,7 @@ def test_worlds_in_flight_interleaved_match_the_deep_copy_oracle() -> None:
     assert len(pool._free) + len(in_flight) <= 4
 
 
+@pytest.mark.slow  # a long fuzz
 def test_indexes_over_worlds_in_flight_answer_what_a_scan_answers() -> None:
     def fresh() -> dict[str, Any]:
         owners = ["U1", "U2", "U3", None]

@@ -6,12 +6,15 @@ import copy
 import json
 import random
 
+import pytest
+
 from silo.world.diff import diff_states
 from silo.world.pool import WorldPool
 from tests.world import test_indexes as index_cases
 from tests.world import test_world as world_cases
 
 
+@pytest.mark.slow  # a long fuzz
 def test_a_restored_call_leaves_the_world_as_it_was_before_the_call() -> None:
     pool = WorldPool(world_cases._fresh, lambda state: [])
     pristine = json.dumps(world_cases._fresh())
@@ -39,6 +42,7 @@ def test_a_restored_call_leaves_the_world_as_it_was_before_the_call() -> None:
         assert json.dumps(pool._free[-1].state) == pristine, trial
 
 
+@pytest.mark.slow  # a long fuzz
 def test_indexes_answer_a_scan_after_a_restored_call() -> None:
     pool = WorldPool(index_cases._fresh, lambda state: [])
     by_owner = index_cases.BY_OWNER

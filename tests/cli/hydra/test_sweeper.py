@@ -251,6 +251,7 @@ def _results_by_job(sweep: Path) -> dict[str, tuple[str, str, bytes]]:
     return found
 
 
+@pytest.mark.slow  # a multi-process launcher and the sweep twice
 def test_joblib_gives_the_basic_launchers_job_numbers_folders_and_results(
     toy_project: Path, tmp_path: Path
 ) -> None:
@@ -267,6 +268,7 @@ def test_joblib_gives_the_basic_launchers_job_numbers_folders_and_results(
     assert found[1] == found[0]
 
 
+@pytest.mark.slow  # a multi-process launcher (a failed joblib job stays fast)
 def test_a_failed_rollout_in_a_joblib_worker_makes_the_sweep_exit_one(toy_project: Path) -> None:
     # The worker's status comes back in its JobReturn: nothing in this process saw it.
     (toy_project / "conf").mkdir()
