@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
 
-from silo.agents.contract import AgentError, AgentInput, ModelError
+from silo.agents.contract import AgentInput, ModelError
 from silo.agents.model import (
     DEFAULT_SYSTEM_PROMPT,
     ModelAgent,
@@ -61,20 +61,8 @@ class AnthropicAgent(ModelAgent):
 
     def target(self, sdk: ModuleType, key: str) -> tuple[str, dict[str, str]]:
         """``{base_url}/v1/messages`` and the headers the SDK's client is configured with."""
-        configured = sdk.Anthropic(api_key=key, base_url=self.where, max_retries=0)
-        try:
-            headers = {**configured.default_headers, **configured.auth_headers}
-            url = f"{str(configured.base_url).rstrip('/')}/v1/messages"
-        finally:
-            configured.close()
-        fixed = {name: value for name, value in headers.items() if isinstance(value, str)}
-        for name, value in fixed.items():
-            if any(c in name or c in value for c in "\r\n\0"):
-                raise AgentError(
-                    f"the {self.kind} agent cannot reach {self.where}: the HTTP header {name!r} "
-                    "holds a line break"
-                )
-        return url, fixed
+        client = sdk.Anthropic(api_key=key, base_url=self.where, max_retries=0)
+        return self.configured_target(client, "/v1/messages")
 
     def start(self, inp: AgentInput) -> dict[str, Any]:
         """The first user turn and the request fields every turn repeats."""

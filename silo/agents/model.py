@@ -277,6 +277,26 @@ class ModelAgent(ABC):
     def target(self, sdk: ModuleType, key: str) -> tuple[str, dict[str, str]]:
         """The request URL and headers, as the SDK's client is configured to send them."""
 
+    def configured_target(self, configured: Any, path: str) -> tuple[str, dict[str, str]]:
+        """``path`` under an SDK client's base URL and the headers it sends; closes the client.
+
+        For :meth:`target`: the SDK decides the URL and headers (its version, auth scheme),
+        Silo sends them itself. A header holding a line break is refused before any request.
+        """
+        try:
+            headers = {**configured.default_headers, **configured.auth_headers}
+            url = f"{str(configured.base_url).rstrip('/')}{path}"
+        finally:
+            configured.close()
+        fixed = {name: value for name, value in headers.items() if isinstance(value, str)}
+        for name, value in fixed.items():
+            if any(c in name or c in value for c in "\r\n\0"):
+                raise AgentError(
+                    f"the {self.kind} agent cannot reach {self.where}: the HTTP header {name!r} "
+                    "holds a line break"
+                )
+        return url, fixed
+
     @abstractmethod
     def start(self, inp: AgentInput) -> dict[str, Any]:
         """The request state of a new conversation (see :func:`conversation_state`)."""
