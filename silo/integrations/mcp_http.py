@@ -19,6 +19,13 @@ a one-line JSON reason. At most ``max_sessions`` MCP sessions stay open: past it
 recently used one without a request in flight is ended and recorded (never a lock-out). A
 session or episode with no request for ``idle_timeout_s`` (default: the task's time budget) is
 ended and recorded, so a client that went away costs nothing after its rollout's budget.
+
+A client that keeps a standing connection (a handshake-era session's ``GET`` event stream, at
+``/mcp`` or on an episode URL) and loses it without a ``DELETE`` (killed, crashed, unplugged)
+is noticed sooner: when that stream's connection drops and no request of the session follows
+within ``drop_grace_s`` (longer than the SDKs' reconnection delay), its episode is ended and
+recorded ("its client went away"). A stateless client (POST only, no stream) has no standing
+connection to lose, so only ``DELETE`` or the idle timeout end it.
 """
 
 from __future__ import annotations
@@ -38,16 +45,30 @@ from silo.integrations.extras import require
 
 require("mcp", "mcp", "silo-mcp")
 
-from anyio import to_thread  # noqa: E402  (after the extra check, so a missing extra is one line)
+import anyio  # noqa: E402  (after the extra check, so a missing extra is one line)
+from anyio import to_thread  # noqa: E402
+from anyio.abc import TaskGroup  # noqa: E402
 
 from silo.errors import ConfigError  # noqa: E402
 from silo.integrations.episodes import EpisodeTable  # noqa: E402
 
-__all__ = ["TOKEN_ENV", "Gate", "HttpOptions", "check_exposure", "is_loopback", "new_token"]
+__all__ = [
+    "DROP_GRACE_S",
+    "TOKEN_ENV",
+    "WENT_AWAY",
+    "Gate",
+    "HttpOptions",
+    "check_exposure",
+    "is_loopback",
+    "new_token",
+]
 
 TOKEN_ENV = "SILO_MCP_TOKEN"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 MAX_IDLE_S = 1800.0  # the SDK's own default: no client is held longer, whatever the budget
+# Above the mcp SDKs' reconnection delay of a dropped event stream (1 s in Python and TypeScript).
+DROP_GRACE_S = 5.0
+WENT_AWAY = "ended when its client went away (its connection dropped)"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -67,6 +88,7 @@ class HttpOptions:
     max_sessions: int = 256
     max_episodes: int = 256
     idle_timeout_s: float = MAX_IDLE_S
+    drop_grace_s: float = DROP_GRACE_S
 
 
 def is_loopback(host: str) -> bool:
@@ -127,11 +149,20 @@ class Gate:
         self._lock = threading.Lock()
         self._sessions: dict[str, float] = {}  # MCP session id -> last use, oldest first
         self._busy: dict[str, int] = {}  # MCP session id -> requests in flight
+        # MCP session id -> the drop of its event stream that nothing has answered since.
+        self._drops: dict[str, object] = {}
+        self._tasks: TaskGroup | None = None  # the server's lifetime: where drop timers run
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection event (lifespan passes through)."""
         if scope["type"] == "lifespan":
-            await self.inner(scope, receive, send)
+            # The lifespan lasts as long as the server: drop timers run beside it, and are
+            # cancelled with it rather than holding the shutdown up.
+            async with anyio.create_task_group() as tasks:
+                self._tasks = tasks
+                await self.inner(scope, receive, send)
+                tasks.cancel_scope.cancel()
+            self._tasks = None
             return
         if scope["type"] != "http":  # websockets: nothing here speaks them, and none is checked
             return
@@ -187,12 +218,22 @@ class Gate:
             return
         headers = [(k, v) for k, v in scope["headers"] if k != b"x-silo-episode"]
         headers.append((b"x-silo-episode", handle.encode()))
-        await self._forward(
-            {**scope, "path": "/mcp", "raw_path": b"/mcp", "headers": headers}, receive, send
-        )
+        inner = {**scope, "path": "/mcp", "raw_path": b"/mcp", "headers": headers}
+        sid = _header(scope, b"mcp-session-id")
+        if sid is not None:
+            self._drops.pop(sid, None)  # a request of the session: its client is there
+            if method == "GET":
+                await self._stream(inner, receive, send, sid, handle)
+                return
+        await self._forward(inner, receive, send)
 
     async def _session(self, scope: Scope, receive: Receive, send: Send) -> None:
         sid = _header(scope, b"mcp-session-id")
+        if sid is not None:
+            self._drops.pop(sid, None)  # a request of the session: its client is there
+            if scope["method"] == "GET":
+                await self._stream(scope, receive, send, sid, None)
+                return
         # Only calls make a session busy: a client's open GET stream says nothing about
         # whether anyone still drives it.
         counted = sid if scope["method"] == "POST" else None
@@ -228,6 +269,47 @@ class Gate:
             self._use(sid, 0)
             await self._enforce_cap(scope, sid)
 
+    async def _stream(
+        self, scope: Scope, receive: Receive, send: Send, sid: str, episode: str | None
+    ) -> None:
+        """Serve a session's event stream; if its client's connection drops, start the clock.
+
+        The connection dropping is the ``http.disconnect`` the server reads while streaming
+        (a stream the server ends, for a ``DELETE`` or an eviction, reads none).
+        """
+        dropped = False
+
+        async def receiving() -> Message:
+            nonlocal dropped
+            message = await receive()
+            dropped = dropped or message["type"] == "http.disconnect"
+            return message
+
+        await self._forward(scope, receiving, send)
+        if dropped and self._tasks is not None:
+            mark = self._drops[sid] = object()
+            self._tasks.start_soon(self._end_if_gone, sid, episode, mark, scope)
+
+    async def _end_if_gone(self, sid: str, episode: str | None, mark: object, scope: Scope) -> None:
+        """End the session's episode unless a request of it came within ``drop_grace_s``."""
+        while True:
+            await anyio.sleep(self.options.drop_grace_s)
+            if self._drops.get(sid) is not mark:
+                return  # the client came back (or left by DELETE): nothing dropped after all
+            with self._lock:
+                busy = self._busy.get(sid, 0) > 0
+            if not busy:  # a call still running is answered first, then looked at again
+                break
+        del self._drops[sid]
+        if episode is None:
+            with self._lock:
+                open_here = sid in self._sessions
+            if open_here:
+                await self.end_session(sid, scope, WENT_AWAY)
+            return
+        if self.table.known(episode):
+            await self.end_session(sid, scope, WENT_AWAY, handle=episode)
+
     def _use(self, sid: str, delta: int) -> None:
         with self._lock:
             self._sessions.pop(sid, None)
@@ -251,8 +333,13 @@ class Gate:
                 oldest = idle[0]
             await self.end_session(oldest, scope, "evicted (silo-mcp's max_sessions reached)")
 
-    async def end_session(self, sid: str, scope: Scope, why: str) -> None:
-        """End an MCP session as its client's DELETE would, and record its rollout."""
+    async def end_session(
+        self, sid: str, scope: Scope, why: str, handle: str | None = None
+    ) -> None:
+        """End an MCP session as its client's DELETE would, and record its rollout.
+
+        ``handle`` is the session's episode when it came through an episode URL.
+        """
         self._forget(sid)
         headers = [(b"host", b"127.0.0.1"), (b"mcp-session-id", sid.encode())]
         delete = {
@@ -268,7 +355,8 @@ class Gate:
             return None
 
         await self.inner(delete, _no_body, discard)
-        await to_thread.run_sync(self.table.close, sid, why)
+        # An episode handed out is recorded even with no call, as its DELETE would.
+        await to_thread.run_sync(self.table.close, handle or sid, why, handle is not None)
 
     def forget_idle(self, idle_s: float) -> None:
         """Stop tracking sessions idle for ``idle_s``: the SDK has ended them by then."""
