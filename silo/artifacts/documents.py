@@ -46,7 +46,7 @@ __all__ = [
     "read_document",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: run_start names its stored tool specs (toolsSha256), no copy
 """The version of ``run.json`` and of the trace's events (``schemaVersion`` in both)."""
 
 
@@ -150,7 +150,10 @@ class RunStartEvent(_Event):
     task: dict[str, Any]
     agent: str
     config: RunConfig
-    tools: list[dict[str, Any]]
+    # On disk: the name of the stored specs (silo.artifacts.tool_store). In memory, and in
+    # schema version 1: the specs themselves.
+    toolsSha256: NotRequired[str]
+    tools: NotRequired[list[dict[str, Any]]]
 
 
 class ToolCallEvent(_Event):
