@@ -34,6 +34,7 @@ import hmac
 import ipaddress
 import json
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -304,11 +305,16 @@ class Gate:
         if episode is None:
             with self._lock:
                 open_here = sid in self._sessions
-            if open_here:
-                await self.end_session(sid, scope, WENT_AWAY)
+        else:
+            open_here = self.table.known(episode)
+        if not open_here:
             return
-        if self.table.known(episode):
+        # This task runs beside the server's lifespan: an error escaping it would stop the
+        # server for every other client, so it is one line instead.
+        try:
             await self.end_session(sid, scope, WENT_AWAY, handle=episode)
+        except Exception as exc:
+            sys.stderr.write(f"silo-mcp: ending a session whose client went away: {exc}\n")
 
     def _use(self, sid: str, delta: int) -> None:
         with self._lock:
