@@ -24,8 +24,9 @@ A client that keeps a standing connection (a handshake-era session's ``GET`` eve
 ``/mcp`` or on an episode URL) and loses it without a ``DELETE`` (killed, crashed, unplugged)
 is noticed sooner: when that stream's connection drops and no request of the session follows
 within ``drop_grace_s`` (longer than the SDKs' reconnection delay), its episode is ended and
-recorded ("its client went away"). A stateless client (POST only, no stream) has no standing
-connection to lose, so only ``DELETE`` or the idle timeout end it.
+recorded ("its client went away"; :mod:`silo.integrations.mcp_drops`). A stateless client (POST
+only, no stream) has no standing connection to lose, so only ``DELETE`` or the idle timeout end
+it.
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ import hmac
 import ipaddress
 import json
 import secrets
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -46,12 +47,11 @@ from silo.integrations.extras import require
 
 require("mcp", "mcp", "silo-mcp")
 
-import anyio  # noqa: E402  (after the extra check, so a missing extra is one line)
-from anyio import to_thread  # noqa: E402
-from anyio.abc import TaskGroup  # noqa: E402
+from anyio import to_thread  # noqa: E402  (after the extra check, so a missing extra is one line)
 
 from silo.errors import ConfigError  # noqa: E402
 from silo.integrations.episodes import EpisodeTable  # noqa: E402
+from silo.integrations.mcp_drops import DropWatch  # noqa: E402
 
 __all__ = [
     "DROP_GRACE_S",
@@ -150,20 +150,15 @@ class Gate:
         self._lock = threading.Lock()
         self._sessions: dict[str, float] = {}  # MCP session id -> last use, oldest first
         self._busy: dict[str, int] = {}  # MCP session id -> requests in flight
-        # MCP session id -> the drop of its event stream that nothing has answered since.
-        self._drops: dict[str, object] = {}
-        self._tasks: TaskGroup | None = None  # the server's lifetime: where drop timers run
+        self.drops = DropWatch(options.drop_grace_s)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection event (lifespan passes through)."""
         if scope["type"] == "lifespan":
             # The lifespan lasts as long as the server: drop timers run beside it, and are
             # cancelled with it rather than holding the shutdown up.
-            async with anyio.create_task_group() as tasks:
-                self._tasks = tasks
+            async with self.drops.running():
                 await self.inner(scope, receive, send)
-                tasks.cancel_scope.cancel()
-            self._tasks = None
             return
         if scope["type"] != "http":  # websockets: nothing here speaks them, and none is checked
             return
@@ -222,7 +217,7 @@ class Gate:
         inner = {**scope, "path": "/mcp", "raw_path": b"/mcp", "headers": headers}
         sid = _header(scope, b"mcp-session-id")
         if sid is not None:
-            self._drops.pop(sid, None)  # a request of the session: its client is there
+            self.drops.seen(sid)
             if method == "GET":
                 await self._stream(inner, receive, send, sid, handle)
                 return
@@ -231,7 +226,7 @@ class Gate:
     async def _session(self, scope: Scope, receive: Receive, send: Send) -> None:
         sid = _header(scope, b"mcp-session-id")
         if sid is not None:
-            self._drops.pop(sid, None)  # a request of the session: its client is there
+            self.drops.seen(sid)
             if scope["method"] == "GET":
                 await self._stream(scope, receive, send, sid, None)
                 return
@@ -273,48 +268,28 @@ class Gate:
     async def _stream(
         self, scope: Scope, receive: Receive, send: Send, sid: str, episode: str | None
     ) -> None:
-        """Serve a session's event stream; if its client's connection drops, start the clock.
+        """Serve a session's event stream, watched for its connection dropping."""
 
-        The connection dropping is the ``http.disconnect`` the server reads while streaming
-        (a stream the server ends, for a ``DELETE`` or an eviction, reads none).
-        """
-        dropped = False
+        async def serve(receiving: Receive) -> None:
+            await self._forward(scope, receiving, send)
 
-        async def receiving() -> Message:
-            nonlocal dropped
-            message = await receive()
-            dropped = dropped or message["type"] == "http.disconnect"
-            return message
+        busy = partial(self._is_busy, sid)
+        gone = partial(self._went_away, sid, scope, episode)
+        await self.drops.stream(sid, serve, receive, busy, gone)
 
-        await self._forward(scope, receiving, send)
-        if dropped and self._tasks is not None:
-            mark = self._drops[sid] = object()
-            self._tasks.start_soon(self._end_if_gone, sid, episode, mark, scope)
+    def _is_busy(self, sid: str) -> bool:
+        with self._lock:
+            return self._busy.get(sid, 0) > 0
 
-    async def _end_if_gone(self, sid: str, episode: str | None, mark: object, scope: Scope) -> None:
-        """End the session's episode unless a request of it came within ``drop_grace_s``."""
-        while True:
-            await anyio.sleep(self.options.drop_grace_s)
-            if self._drops.get(sid) is not mark:
-                return  # the client came back (or left by DELETE): nothing dropped after all
-            with self._lock:
-                busy = self._busy.get(sid, 0) > 0
-            if not busy:  # a call still running is answered first, then looked at again
-                break
-        del self._drops[sid]
+    async def _went_away(self, sid: str, scope: Scope, episode: str | None) -> None:
+        """End the session (and its episode) whose client went away, if still open."""
         if episode is None:
             with self._lock:
                 open_here = sid in self._sessions
         else:
             open_here = self.table.known(episode)
-        if not open_here:
-            return
-        # This task runs beside the server's lifespan: an error escaping it would stop the
-        # server for every other client, so it is one line instead.
-        try:
+        if open_here:
             await self.end_session(sid, scope, WENT_AWAY, handle=episode)
-        except Exception as exc:
-            sys.stderr.write(f"silo-mcp: ending a session whose client went away: {exc}\n")
 
     def _use(self, sid: str, delta: int) -> None:
         with self._lock:
