@@ -14,9 +14,9 @@ harness holds a placeholder key: the proxy puts the route's real key in the ``x-
 Each request of a model API (:func:`~silo.integrations.harness.wire.api_of`) is emitted as a
 ``model_step`` to the route: ``turn``, ``api``, ``request`` and ``response`` summaries,
 ``usage``, ``latencyMs``, ``attempts`` (1: the harness does its own retries, each a step),
-``status``, and ``requestBody`` / ``responseBody`` (a stream assembled into one message), with
-secrets redacted (:func:`silo.redact.redact_value`). An upstream that cannot be reached is a
-502 to the harness and the route's ``failure``, as is a 429 or 5xx answer.
+``status``, and ``requestBody`` / ``responseBody`` (a stream assembled into one message); the
+trace redacts secrets from every line it writes, these with it. An upstream that cannot be
+reached is a 502 to the harness and the route's ``failure``, as is a 429 or 5xx answer.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from aiohttp import web
 from silo.agents.model_loop import at_exit, run_on_model_loop
 from silo.integrations.harness.replay import ReplayScript
 from silo.integrations.harness.wire import api_of, assemble, reply_summary, request_summary
-from silo.redact import redact, redact_value
+from silo.redact import redact
 
 __all__ = ["PROXY", "ModelProxy", "Route"]
 
@@ -112,7 +112,10 @@ class ModelProxy:
         host, port = runner.addresses[0][:2]
         self.base_url = f"http://{host}:{port}"
         timeout = aiohttp.ClientTimeout(total=None, sock_read=_READ_TIMEOUT_S)
-        self._client = aiohttp.ClientSession(timeout=timeout, auto_decompress=True)
+        # No connection cap: every harness in flight has its request in flight (aiohttp's
+        # default of 100 would queue the rest silently).
+        connector = aiohttp.TCPConnector(limit=0)
+        self._client = aiohttp.ClientSession(connector=connector, timeout=timeout)
         self._runner = runner
         at_exit(self._stop)
 
@@ -229,8 +232,9 @@ class ModelProxy:
             "latencyMs": round((time.monotonic() - started) * 1000, 3),
             "attempts": 1,
             "status": status,
-            "requestBody": redact_value(sent),
-            "responseBody": redact_value(message),
+            # The trace redacts every line it writes (silo.redact), these bodies with it.
+            "requestBody": sent,
+            "responseBody": message,
         }
         try:
             route.emit("model_step", step)
