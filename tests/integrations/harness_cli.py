@@ -1,14 +1,14 @@
 """A small CLI agent for the harness tests: Chat Completions model, tools over MCP.
 
 Usage: harness_cli.py <mcp_url> <model_base_url> <prompt> [--stream] [--hang] [--fail N]
-       [--gather DIR N]
+       [--gather DIR N] [--no-finish]
 
 It lists the MCP server's tools, offers them to the model, runs every tool call the model asks
 for through MCP and sends the results back, until the model answers with text, which it
 prints (exit 0). ``--hang`` sleeps forever instead of asking the model (a CLI that never ends);
 ``--fail N`` exits with status N, saying so on stderr, before asking the model; ``--gather DIR
 N`` leaves a file in DIR and waits until N files are there (N harnesses in flight at once)
-before asking the model. What a real
+before asking the model; ``--no-finish`` does not offer ``silo_finish`` to the model. What a real
 coding-agent CLI does, in a few lines and a Python process.
 """
 
@@ -65,6 +65,7 @@ async def main(mcp_url: str, base: str, prompt: str, flags: list[str]) -> int:
             {"type": "function", "function": {"name": t.name, "description": t.description,
                                               "parameters": t.input_schema}}
             for t in listed.tools
+            if not ("--no-finish" in flags and t.name == "silo_finish")
         ]  # fmt: skip
         if "--gather" in flags:
             folder = Path(flags[flags.index("--gather") + 1])

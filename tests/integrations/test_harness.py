@@ -209,3 +209,66 @@ def test_silo_run_without_the_cli_exits_2_with_the_install_line(tmp_path: Path) 
         done.stderr
     )
     assert "Traceback" not in done.stderr
+
+
+def test_without_silo_finish_the_answer_is_the_clis_last_text(tmp_path: Path, solved: Any) -> None:
+    trace = str(solved.run_dir / "trace.jsonl")
+    result = run_task(
+        "crm", "TASK-002", _agent(["--no-finish"], replay=trace), project_dir=REPO,
+        runs_dir=tmp_path,
+    )  # fmt: skip
+    said = "the replayed tool silo_finish is not among the tools this harness offered"
+    assert result.result["terminationReason"] == "completed"
+    assert result.result["agentOutput"] == said
+    assert (result.run_dir / "state-diff.json").read_bytes() == _bytes(solved.run_dir)[1]
+
+
+@pytest.mark.slow
+def test_ctrl_c_records_the_run_and_leaves_no_cli_running(tmp_path: Path, solved: Any) -> None:
+    import signal
+    import subprocess
+
+    from tests.waiting import SAFETY_S, wait_until
+
+    gather = tmp_path / "started"
+    gather.mkdir()
+    command = [sys.executable, str(CLI), "{{mcp_url}}", "{{proxy_url}}", "{{prompt}}",
+               "--gather", str(gather), "1", "--hang"]  # fmt: skip
+    listed = ",".join(f"'{part}'" for part in command)
+    silo_run = subprocess.Popen(
+        [str(Path(sys.executable).with_name("silo-run")), "env=crm", "task=TASK-002",
+         "agent=harness", f"agent.command=[{listed}]",
+         f"agent.replay={solved.run_dir / 'trace.jsonl'}", f"runs_dir={tmp_path / 'runs'}"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    wait_until(lambda: any(gather.iterdir()), "the CLI to start")
+    (pid_file,) = gather.iterdir()
+    silo_run.send_signal(signal.SIGINT)
+    silo_run.communicate(timeout=SAFETY_S)
+    assert silo_run.returncode != 0
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert json.loads((run_dir / "result.json").read_text())["terminationReason"] == "interrupted"
+    assert not _running(int(pid_file.name))
+
+
+def _running(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie waiting for its parent to reap it has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def test_a_conversation_replayed_through_the_cli_leaves_the_solvers_bytes(tmp_path: Path) -> None:
+    solver = run_task("crm", "TASK-007", "solver", project_dir=REPO, runs_dir=tmp_path / "s")
+    trace = str(solver.run_dir / "trace.jsonl")
+    result = run_task(
+        "crm", "TASK-007", _agent([], replay=trace), project_dir=REPO, runs_dir=tmp_path / "h"
+    )
+    assert result.result["passed"] is True
+    assert _bytes(result.run_dir) == _bytes(solver.run_dir)
+    said = [e["text"] for e in _events(result.run_dir, "user_message") if e["role"] == "agent"]
+    assert said and said == [
+        e["text"] for e in _events(solver.run_dir, "user_message") if e["role"] == "agent"
+    ]

@@ -29,6 +29,8 @@ playing that run's calls, and the agent is deterministic.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import re
 import shutil
@@ -215,6 +217,7 @@ class HarnessAgent:
             )  # fmt: skip
         except OSError as exc:
             raise AgentError(f"{self.name} could not start: {exc}") from None
+        _LIVE.add(process)
         try:
             ended_at: float | None = None
             while True:
@@ -235,6 +238,18 @@ class HarnessAgent:
         finally:
             if process.poll() is None:
                 _end_group(process)
+            _LIVE.discard(process)
+
+
+_LIVE: set[subprocess.Popen[bytes]] = set()
+
+
+@atexit.register
+def _kill_live() -> None:
+    """At exit (Ctrl-C ends the process before an abandoned agent thread returns): no CLI left."""
+    for process in list(_LIVE):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
 
 
 def _end_group(process: subprocess.Popen[bytes]) -> int:

@@ -1,7 +1,8 @@
 """A scripted model upstream: replays a recorded run's tool calls to any harness.
 
 Contract: :class:`ReplayScript` holds tool calls (name, input) and a final answer, read from a
-run's ``trace.jsonl`` by :meth:`ReplayScript.from_trace` (the same reader as ``agent=replay``).
+run's ``trace.jsonl`` by :meth:`ReplayScript.from_trace` (the same reader as ``agent=replay``;
+a conversational run's messages to the user become ``silo_message_user`` calls in their place).
 :meth:`ReplayScript.reply` answers one model request in the API it was sent in (Anthropic
 Messages, OpenAI Responses or Chat Completions; a server-sent-event stream when the request
 asks for one): with ``k`` tool results already in the request's conversation, it asks for call
@@ -21,7 +22,7 @@ from typing import Any
 from silo.agents.contract import output_text
 from silo.agents.replay import read_trace
 from silo.integrations.harness.wire import ANTHROPIC, RESPONSES
-from silo.integrations.mcp_tools import FINISH_TOOL
+from silo.integrations.mcp_tools import FINISH_TOOL, MESSAGE_TOOL
 
 __all__ = ["ReplayScript"]
 
@@ -81,7 +82,12 @@ class ReplayScript:
     def from_trace(cls, path: Path) -> ReplayScript:
         """The calls and answer of a recorded run (one-line ``AgentError`` when unreadable)."""
         run = read_trace(Path(path))
-        calls = tuple((str(c["tool"]), dict(c.get("input") or {})) for c in run.calls)
+        calls = tuple(
+            (str(step["tool"]), dict(step.get("input") or {}))
+            if "tool" in step
+            else (MESSAGE_TOOL, {"text": step["text"]})
+            for step in run.steps()
+        )
         return cls(calls, output_text(run.output))
 
     def reply(self, api: str, request: dict[str, Any]) -> tuple[int, str, bytes]:
