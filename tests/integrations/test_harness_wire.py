@@ -18,6 +18,7 @@ from silo.integrations.harness.wire import (
     RESPONSES,
     api_of,
     assemble,
+    chained,
     reply_summary,
     request_summary,
 )
@@ -80,3 +81,30 @@ def test_paths_name_their_api_and_requests_are_counted() -> None:
 def test_a_malformed_reply_reads_as_nothing_rather_than_failing() -> None:
     assert reply_summary(CHAT, assemble(CHAT, b"not json", streamed=False))["text"] is None
     assert assemble(ANTHROPIC, b"data: {broken\n\n", streamed=True)["content"] == []
+
+
+def _rebuilt(kept: list[dict[str, Any]], turn: int) -> dict[str, Any]:
+    """Request ``turn`` (1-based) rebuilt from the kept bodies, as docs/agents.md says."""
+    body = dict(kept[turn - 1])
+    chain = body.pop("chain", None)
+    if chain is None:
+        return body
+    base = _rebuilt(kept, chain["base"])
+    for key in chain["same"]:
+        body[key] = base[key]
+    for key, shared in chain["kept"].items():
+        body[key] = base[key][:shared] + body[key]
+    return body
+
+
+def test_a_request_body_is_kept_as_what_is_new_and_rebuilds_whole() -> None:
+    sent = [_request(ANTHROPIC, True, results) for results in range(3)]
+    # A harness moving a cache marker onto its newest message changes an old one too.
+    sent[2]["messages"][1] = {**sent[2]["messages"][1], "cache_control": {"type": "ephemeral"}}
+    kept = [chained(body, sent[i - 1] if i else None, i) for i, body in enumerate(sent)]
+    assert kept[0] == sent[0]
+    assert "tools" not in kept[1] and kept[1]["chain"] == {
+        "base": 1, "same": ["tools"], "kept": {"messages": 1},
+    }  # fmt: skip
+    assert kept[2]["chain"]["kept"] == {"messages": 1} and len(kept[2]["messages"]) == 2
+    assert [_rebuilt(kept, turn) for turn in (1, 2, 3)] == sent

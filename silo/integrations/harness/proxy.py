@@ -14,9 +14,11 @@ harness holds a placeholder key: the proxy puts the route's real key in the ``x-
 Each request of a model API (:func:`~silo.integrations.harness.wire.api_of`) is emitted as a
 ``model_step`` to the route: ``turn``, ``api``, ``request`` and ``response`` summaries,
 ``usage``, ``latencyMs``, ``attempts`` (1: the harness does its own retries, each a step),
-``status``, and ``requestBody`` / ``responseBody`` (a stream assembled into one message); the
-trace redacts secrets from every line it writes, these with it. An upstream that cannot be
-reached is a 502 to the harness and the route's ``failure``, as is a 429 or 5xx answer.
+``status``, ``requestBody`` (what is new since the previous request:
+:func:`~silo.integrations.harness.wire.chained`) and ``responseBody`` (a stream assembled into
+one message); the trace redacts secrets from every line it writes, these with it. An upstream
+that cannot be reached is a 502 to the harness and the route's ``failure``, as is a 429 or 5xx
+answer.
 """
 
 from __future__ import annotations
@@ -35,7 +37,13 @@ from aiohttp import web
 
 from silo.agents.model_loop import at_exit, run_on_model_loop
 from silo.integrations.harness.replay import ReplayScript
-from silo.integrations.harness.wire import api_of, assemble, reply_summary, request_summary
+from silo.integrations.harness.wire import (
+    api_of,
+    assemble,
+    chained,
+    reply_summary,
+    request_summary,
+)
 from silo.redact import redact
 
 __all__ = ["PROXY", "ModelProxy", "Route"]
@@ -58,6 +66,7 @@ class Route:
     url: str = ""
     turns: int = 0
     last_text: str | None = None
+    last_body: dict[str, Any] | None = None
     failure: str | None = None
     connect_failed: bool = False
 
@@ -221,6 +230,8 @@ class ModelProxy:
         message = assemble(api, answer, streamed)
         summary = reply_summary(api, message)
         route.turns += 1
+        body_kept = chained(sent, route.last_body, route.turns - 1)
+        route.last_body = sent
         if status == 200 and summary["text"] is not None:
             route.last_text = summary["text"]
         step = {
@@ -233,7 +244,7 @@ class ModelProxy:
             "attempts": 1,
             "status": status,
             # The trace redacts every line it writes (silo.redact), these bodies with it.
-            "requestBody": sent,
+            "requestBody": body_kept,
             "responseBody": message,
         }
         try:

@@ -8,8 +8,9 @@ message object the API's non-streaming answer would have been. :func:`request_su
 :func:`reply_summary` read what a ``model_step`` records of them, with the keys Silo's own
 model agents use: ``model``, ``messages``, ``tools`` and ``stream`` of the request; ``text``,
 ``toolCalls`` (``name``, ``arguments`` as JSON text), ``finishReason`` and ``usage``
-(``promptTokens``, ``completionTokens``, ``totalTokens``) of the reply. Nothing here raises on
-a malformed body: what cannot be read is left out.
+(``promptTokens``, ``completionTokens``, ``totalTokens``) of the reply. :func:`chained` is a
+request body as the trace keeps it: only what is new since the previous request. Nothing here
+raises on a malformed body: what cannot be read is left out.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "RESPONSES",
     "api_of",
     "assemble",
+    "chained",
     "reply_summary",
     "request_summary",
     "sse_events",
@@ -210,3 +212,42 @@ def reply_summary(api: str, message: dict[str, Any]) -> dict[str, Any]:
         "finishReason": finish if isinstance(finish, str) else None,
         "usage": counted,
     }
+
+
+_SAME_KEYS = ("tools", "system", "instructions")
+_GROWING_KEYS = ("messages", "input")
+
+
+def chained(body: dict[str, Any], previous: dict[str, Any] | None, base: int) -> dict[str, Any]:
+    """``body`` without what request ``base`` (whose body was ``previous``) already sent.
+
+    A harness resends the whole conversation and every tool with each request, so a trace of
+    full bodies grows with the square of the turns. Kept: ``tools``, ``system`` and
+    ``instructions`` only when they changed, and of ``messages`` (Responses: ``input``) only
+    what follows the longest prefix shared with the previous request. ``chain`` says how to
+    rebuild the body: ``base`` (that request's turn), ``same`` (keys as in the base) and
+    ``kept`` (key -> how many leading items of the base's list come first). The first request,
+    or one sharing nothing, is kept whole.
+    """
+    if previous is None:
+        return body
+    out, same, kept = dict(body), [], {}
+    for key in _SAME_KEYS:
+        if key in body and body[key] == previous.get(key):
+            del out[key]
+            same.append(key)
+    for key in _GROWING_KEYS:
+        new, old = body.get(key), previous.get(key)
+        if not isinstance(new, list) or not isinstance(old, list):
+            continue
+        shared = 0
+        for mine, theirs in zip(new, old, strict=False):
+            if mine != theirs:
+                break
+            shared += 1
+        if shared:
+            out[key] = new[shared:]
+            kept[key] = shared
+    if same or kept:
+        out["chain"] = {"base": base, "same": same, "kept": kept}
+    return out
