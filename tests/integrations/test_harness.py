@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from silo import run_task
+from silo.agents.contract import AgentError
 from silo.errors import AgentLoadError
 from silo.integrations.harness.agent import HarnessAgent
 from silo.integrations.harness.replay import ReplayScript
@@ -272,3 +273,16 @@ def test_a_conversation_replayed_through_the_cli_leaves_the_solvers_bytes(tmp_pa
     assert said and said == [
         e["text"] for e in _events(solver.run_dir, "user_message") if e["role"] == "agent"
     ]
+
+
+def test_a_remote_upstream_without_its_key_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SILO_TEST_MISSING_KEY", raising=False)
+    with pytest.raises(AgentError) as raised:
+        HarnessAgent(
+            [sys.executable], harness="mini", upstream="https://api.example.com", model="m",
+            api_key_env="SILO_TEST_MISSING_KEY",
+        )  # fmt: skip
+    assert str(raised.value) == (
+        "agent=mini: set SILO_TEST_MISSING_KEY (the key the proxy adds to its requests to "
+        "https://api.example.com), or agent.api_key_env=null for an endpoint that takes none"
+    )

@@ -6,7 +6,8 @@ the home -> text) and ``env`` (name -> value), all templates in which ``{{home}}
 ``{{mcp_url}}``, ``{{proxy_url}}``, ``{{model}}``, ``{{prompt}}``, ``{{task}}`` and
 ``{{task_id}}`` are replaced for each rollout. Building it checks that the CLI is installed (a
 missing one is a one-line :class:`~silo.errors.AgentLoadError` saying how to install it: the
-run cannot start, exit 2) and reads its version (``version_command``). ``identity`` (what
+run cannot start, exit 2), that the key named by ``api_key_env`` is set (unless the upstream is
+on loopback) and reads the CLI's version (``version_command``). ``identity`` (what
 ``run.json`` records as ``agentIdentity``) names the harness, its version, the model and the
 upstream.
 
@@ -41,12 +42,14 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from silo.agents.contract import AgentError, AgentInput, ModelError
 from silo.errors import AgentLoadError
 from silo.integrations.harness.door import DOOR, Seat
 from silo.integrations.harness.proxy import PROXY, Route
 from silo.integrations.harness.replay import ReplayScript
+from silo.integrations.mcp_http import is_loopback
 from silo.redact import redact
 from silo.rollout.core import ACTIVE_ROLLOUT
 
@@ -135,6 +138,12 @@ class HarnessAgent:
             raise AgentLoadError(
                 "agent_not_found",
                 f"agent={name}: {self.command[0]} is not installed (not on PATH){how}",
+            )
+        local = is_loopback(urlsplit(upstream or "").hostname or "")
+        if upstream is not None and api_key_env and self.key is None and not local:
+            raise AgentError(
+                f"agent={name}: set {api_key_env} (the key the proxy adds to its requests to "
+                f"{upstream}), or agent.api_key_env=null for an endpoint that takes none"
             )
         version = _version(version_command) if version_command else "unknown"
         self.deterministic = self.script is not None
