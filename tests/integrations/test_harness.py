@@ -11,9 +11,7 @@ import json
 import os
 import socket
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from silo.errors import AgentLoadError
 from silo.integrations.harness.agent import HarnessAgent
 from silo.integrations.harness.replay import ReplayScript
 from tests.integrations._mcp_process import REPO
+from tests.integrations.harness_upstream import ScriptedUpstream
 
 CLI = Path(__file__).with_name("harness_cli.py")
 
@@ -80,41 +79,14 @@ def test_a_cli_replaying_the_solver_leaves_the_solvers_bytes(tmp_path: Path, sol
     assert (result.run_dir / "harness-stdout.txt").read_text().strip() == solved.agent_output
 
 
-class _Upstream:
-    """A scripted Chat Completions endpoint on loopback that remembers each request's headers."""
-
-    def __init__(self, script: ReplayScript) -> None:
-        self.headers: list[dict[str, str]] = []
-        upstream = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                upstream.headers.append({k.lower(): v for k, v in self.headers.items()})
-                status, kind, answer = script.reply("openai.chat", body)
-                self.send_response(status)
-                self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
 @pytest.fixture
-def upstream(solved: Any) -> Iterator[_Upstream]:
-    served = _Upstream(ReplayScript.from_trace(solved.run_dir / "trace.jsonl"))
-    yield served
-    served.server.shutdown()
+def upstream(solved: Any) -> Iterator[ScriptedUpstream]:
+    with ScriptedUpstream(ReplayScript.from_trace(solved.run_dir / "trace.jsonl")) as served:
+        yield served
 
 
 def test_the_proxy_forwards_streams_and_puts_the_real_key_upstream_only(
-    tmp_path: Path, solved: Any, upstream: _Upstream, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, solved: Any, upstream: ScriptedUpstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SILO_TEST_UPSTREAM_API_KEY", "sk-real-secret-123456")
     agent = _agent(

@@ -22,7 +22,9 @@ from typing import Any
 import pytest
 
 from silo import run_task
+from silo.integrations.harness.replay import ReplayScript
 from tests.integrations._mcp_process import REPO
+from tests.integrations.harness_upstream import ScriptedUpstream
 
 pytestmark = pytest.mark.slow
 
@@ -84,6 +86,37 @@ def test_the_real_cli_replaying_the_solver_leaves_the_solvers_bytes(
     assert viewed.returncode == 0, viewed.stderr
     html = report.read_text()
     assert "No model steps" not in html and "silo_finish" in html
+
+
+@pytest.mark.parametrize(
+    ("agent", "cli", "key_env", "header", "sent"),
+    [
+        ("claude_code", "claude", "ANTHROPIC_API_KEY", "x-api-key", "sk-ant-test-123456"),
+        ("codex", "codex", "OPENAI_API_KEY", "authorization", "Bearer sk-oai-test-123456"),
+    ],
+)
+def test_the_real_cli_through_the_proxy_to_an_upstream_gets_the_key_only_there(
+    tmp_path: Path, solved: Any, agent: str, cli: str, key_env: str, header: str, sent: str
+) -> None:
+    if shutil.which(cli, path=PATH) is None:
+        pytest.skip(f"{cli} is not installed (.ci/run installs it into .ci/node from npm)")
+    key = sent.removeprefix("Bearer ")
+    script = ReplayScript.from_trace(solved.run_dir / "trace.jsonl")
+    with ScriptedUpstream(script) as upstream:
+        done = subprocess.run(
+            [str(BIN / "silo-run"), "env=crm", "task=TASK-002", f"agent={agent}",
+             f"agent.upstream={upstream.url}", "agent.model=scripted", f"runs_dir={tmp_path}"],
+            capture_output=True, text=True, cwd=REPO, timeout=_RUN_S,
+            env={**os.environ, "PATH": PATH, key_env: key},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert _artifacts(run_dir) == _artifacts(solved.run_dir)
+    model_requests = [h for h in upstream.headers if header in h]
+    assert len(model_requests) == 5
+    assert {h[header] for h in model_requests} == {sent}
+    assert key not in (run_dir / "trace.jsonl").read_text()
+    assert key not in (run_dir / "harness-stdout.txt").read_text()
 
 
 def test_sixteen_harness_rollouts_in_flight_each_leave_the_solvers_bytes(
