@@ -258,3 +258,10 @@ def test_a_remote_upstream_without_its_key_is_one_line(monkeypatch: pytest.Monke
         "agent=mini: set SILO_TEST_MISSING_KEY (the key the proxy adds to its requests to "
         "https://api.example.com), or agent.api_key_env=null for an endpoint that takes none"
     )
+
+
+def test_a_misspelt_placeholder_is_refused_before_any_rollout() -> None:
+    with pytest.raises(AgentError) as raised:
+        HarnessAgent([sys.executable, "{{mcp_uri}}"], harness="mini", replay=None,
+                     upstream="http://127.0.0.1:9", model="m")  # fmt: skip
+    assert str(raised.value).startswith("unknown placeholder {{mcp_uri}} in a harness template; ")

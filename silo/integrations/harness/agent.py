@@ -53,12 +53,14 @@ from silo.integrations.mcp_http import is_loopback
 from silo.redact import redact
 from silo.rollout.core import ACTIVE_ROLLOUT
 
-__all__ = ["HarnessAgent", "render"]
+__all__ = ["PLACEHOLDERS", "HarnessAgent", "render"]
 
 DEFAULT_PROMPT = (
     "{{task}}\n\nUse the silo tools to do this. When you are done, call silo_finish with your "
     "final answer."
 )
+PLACEHOLDERS = ("home", "mcp_url", "proxy_url", "model", "prompt", "task", "task_id")
+"""The names a template may use as ``{{name}}``."""
 _SECRET_NAME = re.compile(r"API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|_KEY$", re.I)
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 _POLL_S = 0.05  # how often the wait looks at the rollout's signal and deadline
@@ -123,6 +125,9 @@ class HarnessAgent:
             )
         if model is None and replay is None:
             raise AgentError(f"agent={name} needs agent.model=<model name>")
+        # A misspelt placeholder is a mistake in the config: say so before any rollout starts.
+        for template in [*command, *(files or {}).values(), *(env or {}).values(), prompt]:
+            render(str(template), {name: "" for name in PLACEHOLDERS})
         self.command = [str(part) for part in command]
         self.name = name
         self.files = {str(k): str(v) for k, v in (files or {}).items()}
