@@ -2,7 +2,8 @@
 
 The CLI is a real process speaking MCP to the rollout's door and Chat Completions to the
 recording proxy; its upstream is the scripted replay of the solver's run, or a scripted
-endpoint on loopback that the proxy forwards to.
+endpoint on loopback that the proxy forwards to. Each rollout starts a Python process (2-5 s on
+a busy machine), so only three stay in the default suite; the rest are marked slow.
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ def test_the_proxy_forwards_streams_and_puts_the_real_key_upstream_only(
     assert steps[0]["usage"] == {"promptTokens": 10, "completionTokens": 5, "totalTokens": 15}
 
 
+@pytest.mark.slow
 def test_the_call_over_max_tool_calls_reaches_the_model_as_a_tool_error(
     tmp_path: Path, solved: Any
 ) -> None:
@@ -117,6 +119,7 @@ def test_the_call_over_max_tool_calls_reaches_the_model_as_a_tool_error(
     assert refused["role"] == "tool" and "max_tool_calls" in refused["content"]
 
 
+@pytest.mark.slow
 def test_the_deadline_kills_a_cli_that_never_ends(tmp_path: Path, solved: Any) -> None:
     trace = str(solved.run_dir / "trace.jsonl")
     result = run_task(
@@ -144,6 +147,7 @@ def test_a_failing_cli_is_an_agent_error_with_its_status_and_stderr(
     assert run["harness"]["exitStatus"] == 3
 
 
+@pytest.mark.slow
 def test_an_upstream_that_cannot_be_reached_is_a_model_error(tmp_path: Path) -> None:
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
@@ -168,6 +172,7 @@ def test_a_cli_that_is_not_installed_is_one_line_saying_how_to_install_it() -> N
     )
 
 
+@pytest.mark.slow
 def test_silo_run_without_the_cli_exits_2_with_the_install_line(tmp_path: Path) -> None:
     import subprocess
 
@@ -184,6 +189,7 @@ def test_silo_run_without_the_cli_exits_2_with_the_install_line(tmp_path: Path) 
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_without_silo_finish_the_answer_is_the_clis_last_text(tmp_path: Path, solved: Any) -> None:
     trace = str(solved.run_dir / "trace.jsonl")
     result = run_task(
@@ -233,6 +239,7 @@ def _running(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
+@pytest.mark.slow
 def test_a_conversation_replayed_through_the_cli_leaves_the_solvers_bytes(tmp_path: Path) -> None:
     solver = run_task("crm", "TASK-007", "solver", project_dir=REPO, runs_dir=tmp_path / "s")
     trace = str(solver.run_dir / "trace.jsonl")
