@@ -181,6 +181,8 @@ class ModelProxy:
         if request.query_string:
             url += f"?{request.query_string}"
         headers = _upstream_headers(request, route.key)
+        response: web.StreamResponse | None = None
+        kept = bytearray()
         try:
             async with self._client.request(
                 request.method, url, data=body, headers=headers
@@ -190,11 +192,12 @@ class ModelProxy:
                     if name.lower() not in _HOP:
                         response.headers[name] = value
                 await response.prepare(request)
-                kept = bytearray()
                 async for chunk in upstream.content.iter_any():
                     kept += chunk
-                    await response.write(chunk)
-                await response.write_eof()
+                    if not await _relay(response, chunk):
+                        break  # the harness went away mid-answer: the upstream is not to blame
+                else:
+                    await _relay(response, None)
                 streamed = "text/event-stream" in upstream.headers.get("content-type", "")
                 if upstream.status == 429 or upstream.status >= 500:
                     route.failure = f"{route.upstream} answered HTTP {upstream.status}"
@@ -203,14 +206,12 @@ class ModelProxy:
             route.connect_failed = isinstance(exc, aiohttp.ClientConnectorError)
             why = redact(f"{type(exc).__name__}: {exc}")
             route.failure = f"the model upstream {route.upstream} failed: {why}"
-            failed = {"type": "error", "error": {"type": "api_error", "message": route.failure}}
-            payload = json.dumps(failed).encode()
-            return (
-                web.Response(status=502, body=payload, content_type="application/json"),
-                (502),
-                False,
-                payload,
-            )
+        if response is not None:  # the answer broke off after it began: the harness sees that
+            return response, response.status, False, bytes(kept)
+        failed = {"type": "error", "error": {"type": "api_error", "message": route.failure}}
+        payload = json.dumps(failed).encode()
+        refused = web.Response(status=502, body=payload, content_type="application/json")
+        return refused, 502, False, payload
 
     @staticmethod
     def _record(
@@ -251,6 +252,18 @@ class ModelProxy:
             route.emit("model_step", step)
         except Exception:  # noqa: BLE001 - a rollout already ended has no trace to add to
             return
+
+
+async def _relay(response: web.StreamResponse, chunk: bytes | None) -> bool:
+    """Pass ``chunk`` on (None: the end); False when the harness has gone away."""
+    try:
+        if chunk is None:
+            await response.write_eof()
+        else:
+            await response.write(chunk)
+    except ConnectionResetError:
+        return False
+    return True
 
 
 PROXY = ModelProxy()
