@@ -272,3 +272,32 @@ def test_a_misspelt_placeholder_is_refused_before_any_rollout() -> None:
         HarnessAgent([sys.executable, "{{mcp_uri}}"], harness="mini", replay=None,
                      upstream="http://127.0.0.1:9", model="m")  # fmt: skip
     assert str(raised.value).startswith("unknown placeholder {{mcp_uri}} in a harness template; ")
+
+
+@pytest.mark.slow
+def test_an_upstream_answering_503_is_a_model_error(tmp_path: Path) -> None:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    class Down(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            self.send_response(503)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Down)
+    Thread(target=server.serve_forever, daemon=True).start()
+    down = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        result = run_task(
+            "crm", "TASK-002", _agent([], upstream=down, model="m"), project_dir=REPO,
+            runs_dir=tmp_path,
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+    assert result.result["terminationReason"] == "model_error"
+    assert result.result["error"] == f"the model upstream {down} answered HTTP 503"

@@ -200,7 +200,9 @@ class ModelProxy:
                     await _relay(response, None)
                 streamed = "text/event-stream" in upstream.headers.get("content-type", "")
                 if upstream.status == 429 or upstream.status >= 500:
-                    route.failure = f"{route.upstream} answered HTTP {upstream.status}"
+                    route.failure = (
+                        f"the model upstream {route.upstream} answered HTTP {upstream.status}"
+                    )
                 return response, upstream.status, streamed, bytes(kept)
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             route.connect_failed = isinstance(exc, aiohttp.ClientConnectorError)
