@@ -12,7 +12,8 @@ on loopback) and reads the CLI's version (``version_command``). ``identity`` (wh
 upstream.
 
 Each rollout: the rollout is seated at the MCP door and given a proxy route; a temporary home
-(``HOME``; the templates put ``CODEX_HOME`` and the like under it) gets the rendered files; the
+(``HOME`` and the ``XDG_*`` folders; the templates put ``CODEX_HOME`` and
+``CLAUDE_CONFIG_DIR`` under it) gets the rendered files; the
 CLI runs there in a new process group, stdin closed, its stdout and stderr written to
 ``harness-stdout.txt`` and ``harness-stderr.txt`` in the run folder. Environment variables
 whose names say they hold a secret are not passed on: the CLI holds the proxy's placeholder key
@@ -210,6 +211,14 @@ class HarnessAgent:
             path.write_text(render(template, values), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not _SECRET_NAME.search(k)}
         env["HOME"] = str(home)
+        # The user's own config folders stay out of the CLI's reach, as their HOME does.
+        for name, sub in (
+            ("XDG_CONFIG_HOME", ".config"),
+            ("XDG_DATA_HOME", ".local/share"),
+            ("XDG_STATE_HOME", ".local/state"),
+            ("XDG_CACHE_HOME", ".cache"),
+        ):
+            env[name] = str(home / sub)
         env.update({k: render(v, values) for k, v in self.env.items()})
         return [render(part, values) for part in self.command], env
 
