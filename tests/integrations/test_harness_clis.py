@@ -21,6 +21,9 @@ from typing import Any
 
 import pytest
 
+# The harness agents need the [mcp] extra (their MCP door); the floors run goes without it.
+pytest.importorskip("mcp", reason="the harness agents need the [mcp] extra")
+
 from silo import run_task
 from silo.integrations.harness.replay import ReplayScript
 from tests.integrations._mcp_process import REPO

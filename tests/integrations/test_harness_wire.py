@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+# The harness agents need the [mcp] extra (their MCP door); the floors run goes without it.
+pytest.importorskip("mcp", reason="the harness agents need the [mcp] extra")
+
 from silo.integrations.harness.replay import ReplayScript
 from silo.integrations.harness.wire import (
     ANTHROPIC,
