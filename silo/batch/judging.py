@@ -4,7 +4,8 @@ Contract: :func:`judge_folder` has the judges grade the rubric of every finished
 group or sweep folder whose task has one, writing each run's ``judgement.json``
 (:func:`silo.judges.judge_run`, cached under ``<project>/.silo/judge-cache``), and returns the
 counts ``{"runs", "passed", "failed", "abstained"}`` over the judged items — reported apart
-from the checks, which judging never changes.
+from the checks, which judging never changes — and ``judgeErrors``, the distinct lines of the
+judges that failed (a model judge's endpoint: the judge's failure, not the agent's).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from silo.batch.regrade import find_runs
 from silo.judges.judgement import judge_run
@@ -21,9 +23,10 @@ from silo.loading.environment import load_environment
 __all__ = ["judge_folder", "judged_line"]
 
 
-def judge_folder(folder: Path, project: Path, judges: Sequence[Judge]) -> dict[str, int]:
+def judge_folder(folder: Path, project: Path, judges: Sequence[Judge]) -> dict[str, Any]:
     """Judge every run in ``folder`` whose task has a rubric; the summed counts."""
-    counts = {"runs": 0, "passed": 0, "failed": 0, "abstained": 0}
+    counts: dict[str, Any] = {"runs": 0, "passed": 0, "failed": 0, "abstained": 0}
+    errors: list[str] = []
     for run_dir in find_runs(folder):
         run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
         task = load_environment(run["environment"], project).task(run["taskId"])
@@ -33,10 +36,11 @@ def judge_folder(folder: Path, project: Path, judges: Sequence[Judge]) -> dict[s
         counts["runs"] += 1
         for key in ("passed", "failed", "abstained"):
             counts[key] += int(document[key])
-    return counts
+        errors += [e for e in document["judgeErrors"] if e not in errors]
+    return {**counts, "judgeErrors": errors}
 
 
-def judged_line(counts: dict[str, int]) -> str:
+def judged_line(counts: dict[str, Any]) -> str:
     """The line ``silo-run`` prints under its report: judged items, apart from the checks."""
     return (
         f"judged items (apart from the checks): {counts['passed']} pass, {counts['failed']} "

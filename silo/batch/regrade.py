@@ -52,7 +52,7 @@ class RegradeRow:
     checks: list[dict[str, Any]] = field(default_factory=list)  # {label, before, after}
     divergences: int = 0
     error: str = ""
-    # judgement.json's counts when judges ran: passed, failed, abstained, agreement
+    # judgement.json's counts when judges ran: passed, failed, abstained, agreement, judgeErrors
     judged: Mapping[str, Any] | None = None
 
     @property
@@ -185,7 +185,8 @@ def _replay(
         document = judge_run(
             rollout.run_dir, rollout.task, judges, project / ".silo" / "judge-cache"
         )
-        judged = {k: document[k] for k in ("passed", "failed", "abstained", "agreement")}
+        keys = ("passed", "failed", "abstained", "agreement", "judgeErrors")
+        judged = {k: document[k] for k in keys}
     return replace(
         base,
         regraded=str(rollout.run_dir or ""),

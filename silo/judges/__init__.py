@@ -2,8 +2,9 @@
 
 Contract: a task file's ``rubric`` lists natural-language assertions about the run's
 conversation, answer or changes (:mod:`silo.judges.rubric`); a judge grades each
-(:mod:`silo.judges.scripted` is the deterministic one tests and baselines use; ``<_target_>``
-names any callable factory); :func:`silo.judges.judgement.judge_run` writes a run folder's
+(:mod:`silo.judges.scripted` is the deterministic one tests and baselines use;
+:mod:`silo.judges.model` asks a model through the model agents' endpoints, so this package
+sits above :mod:`silo.agents`; ``<_target_>`` names any callable factory); :func:`silo.judges.judgement.judge_run` writes a run folder's
 ``judgement.json`` (every item's verdicts, reasons, model and usage, and the judges'
 agreement), cached by the content judged. ``result.json``, ``state-diff.json`` and the reward
 never change: judged items are reported beside the checks, never mixed into them.

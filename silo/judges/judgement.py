@@ -1,17 +1,24 @@
 """``judgement.json``: the judges' verdicts on a run's rubric items, and their agreement.
 
-Contract: :func:`resolve_judges` turns ``judge=`` choices into judges: ``scripted`` or a
-``pkg.module:attr`` target (a factory called with no argument, returning a callable
-``judge(item, material) -> Verdict`` with ``name``, ``model`` and ``deterministic``).
-``openai`` and ``anthropic`` are refused with a one-line :class:`~silo.errors.ConfigError`
-until model judges share the model agents' endpoint helper. :func:`judge_run` has every judge
-grade every rubric item of the run's task and writes ``judgement.json`` into the run folder:
-``{"judges", "items": [{"id", "assertion", "about", "verdicts": [{"judge", "verdict",
-"reason", "model", "usage"}], "agreement"}], "passed", "failed", "abstained", "agreement"}``.
-``agreement`` is the share of the judges that gave a verdict (not ``abstain``) agreeing with
-the most common one (1.0 when at most one did). A verdict is cached in ``cache_dir`` by the
-judge, the item and the material's digest, so judging the same runs again calls no judge.
-Nothing in it depends on time or the process: the same run gives the same bytes.
+Contract: :func:`resolve_judges` turns ``judge=`` choices into judges. A choice is a name
+(``scripted``, ``openai``, ``anthropic``; ``none`` is no judge), a ``pkg.module:attr`` target
+(a factory called with no argument, returning a callable ``judge(item, material) -> Verdict``
+with ``name``, ``model`` and ``deterministic``), or a mapping: a ``conf/judge/`` node
+(``name`` plus the model judge's settings, or ``_target_`` plus the factory's keyword
+arguments) whose ``also`` lists more choices to grade beside it. A bad choice is one
+:class:`~silo.errors.ConfigError` line. :func:`judge_run` has every judge grade every rubric
+item of the run's task and writes ``judgement.json`` into the run folder: ``{"judges",
+"items": [{"id", "assertion", "about", "verdicts": [{"judge", "verdict", "reason", "model",
+"usage"}], "agreement"}], "passed", "failed", "abstained", "agreement", "judgeErrors"}``.
+A judge whose endpoint failed (:class:`~silo.judges.model.JudgeError`) gives the verdict
+``error``, its one line in ``judgeErrors``: the judge failed, not the agent, and an item only
+errors counts in no total. ``agreement`` is the share of the judges that gave a verdict (not
+``abstain`` or ``error``) agreeing with the most common one (1.0 when at most one did). The
+calls a judge made are appended to the run's ``trace.jsonl`` (``judge_step`` events, redacted,
+numbered after the run's own). A verdict is cached in ``cache_dir`` by the judge, its model,
+the item and the material's digest (a model judge's endpoint too), so judging the same runs again calls no judge; errors
+are not cached. Nothing in ``judgement.json`` depends on time or the process: the same
+verdicts give the same bytes.
 """
 
 from __future__ import annotations
@@ -19,8 +26,9 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,52 +36,117 @@ from silo.errors import ConfigError
 from silo.jsonio import canonical, pretty, write_text_atomic
 from silo.judges.rubric import Judge, Material, RubricItem, Verdict, material_of, rubric_items
 from silo.judges.scripted import ScriptedJudge
+from silo.redact import redact_value
 from silo.tasks import Task
 
-__all__ = ["JUDGEMENT", "judge_run", "resolve_judges"]
+__all__ = ["JUDGEMENT", "judge_run", "model_judges", "resolve_judges"]
 
 JUDGEMENT = "judgement.json"
+_MODEL_JUDGES = ("openai", "anthropic")
 
 
-def resolve_judges(specs: Sequence[str]) -> list[Judge]:
+def resolve_judges(specs: Sequence[str | Mapping[str, Any]]) -> list[Judge]:
     """The judges ``specs`` name (see the module docstring); a bad one is one line."""
     judges: list[Judge] = []
     for spec in specs:
-        if spec == "scripted":
+        if isinstance(spec, Mapping):
+            node = dict(spec)
+            also = node.pop("also", None) or []
+            judges += _from_node(node)
+            judges += resolve_judges([str(a) for a in (also if isinstance(also, list) else [also])])
+        elif spec == "none":
+            continue
+        elif spec == "scripted":
             judges.append(ScriptedJudge())
-        elif spec in ("openai", "anthropic"):
-            raise ConfigError(
-                "config_invalid",
-                f"judge={spec}: model judges are not available in this version; use "
-                "judge=scripted or judge=<pkg.module:factory>",
-            )
+        elif spec in _MODEL_JUDGES:
+            judges += _from_node({"name": spec})
         elif ":" in spec:
-            module, _, attr = spec.partition(":")
-            try:
-                factory = getattr(importlib.import_module(module), attr)
-            except (ImportError, AttributeError) as exc:
-                raise ConfigError(
-                    "config_invalid", f"judge={spec} cannot be imported ({exc})"
-                ) from None
-            judges.append(factory())
+            judges.append(_target(spec, {}))
         else:
             raise ConfigError(
-                "config_invalid", f"judge={spec!r}: use scripted or a target pkg.module:factory"
+                "config_invalid",
+                f"judge={spec!r}: use none, scripted, openai, anthropic or a target "
+                "pkg.module:factory",
             )
     return judges
 
 
-def _cached(judge: Judge, item: RubricItem, material: Material, cache_dir: Path | None) -> Verdict:
-    key_text = canonical(
-        {"judge": judge.name, "model": judge.model, "item": item.to_json(), "m": material.digest()}
+def model_judges(specs: Sequence[str | Mapping[str, Any]]) -> list[str]:
+    """The judges ``specs`` name that are not deterministic (model judges).
+
+    ``openai`` and ``anthropic`` are found by name, without being built (no model needed); a
+    target is built and asked.
+    """
+    found: list[str] = []
+    for spec in specs:
+        if isinstance(spec, Mapping):
+            node = dict(spec)
+            also = node.pop("also", None) or []
+            name = node.get("name")
+            if name in _MODEL_JUDGES:
+                found.append(str(name))
+            elif node.get("_target_"):
+                found += model_judges([str(node["_target_"])])
+            found += model_judges([str(a) for a in (also if isinstance(also, list) else [also])])
+        elif spec in _MODEL_JUDGES:
+            found.append(spec)
+        elif ":" in spec or "." in spec:
+            found += [j.name for j in resolve_judges([spec]) if not j.deterministic]
+    return found
+
+
+def _from_node(node: dict[str, Any]) -> list[Judge]:
+    """The judge of one ``conf/judge/`` node (``name`` or ``_target_``, and settings)."""
+    target = node.pop("_target_", None)
+    if target:
+        return [_target(str(target), node)]
+    name = node.pop("name", None)
+    if name in _MODEL_JUDGES:
+        from silo.judges.model import AnthropicJudge, OpenAIJudge
+
+        kind = OpenAIJudge if name == "openai" else AnthropicJudge
+        return [kind(**node)]
+    if name in (None, "none") and not node:
+        return []
+    if isinstance(name, str) and not node:
+        return resolve_judges([name])
+    raise ConfigError(
+        "config_invalid",
+        f"judge={name}: judge.{sorted(node)[0]} is not a setting of this judge"
+        if node and name in ("none", "scripted")
+        else f"judge={name!r}: use none, scripted, openai, anthropic or target",
     )
+
+
+def _target(spec: str, settings: Mapping[str, Any]) -> Judge:
+    # pkg.module:factory, or Hydra's spelling pkg.module.factory
+    module, _, attr = spec.partition(":") if ":" in spec else spec.rpartition(".")
+    try:
+        factory = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigError("config_invalid", f"judge={spec} cannot be imported ({exc})") from None
+    judge: Judge = factory(**settings)
+    return judge
+
+
+def _cached(judge: Judge, item: RubricItem, material: Material, cache_dir: Path | None) -> Verdict:
+    key: dict[str, Any] = {"judge": judge.name, "model": judge.model}
+    identity = getattr(judge, "identity", None)  # a model judge's endpoint, temperature, seed
+    if isinstance(identity, Mapping):
+        key["identity"] = dict(identity)
+    key_text = canonical({**key, "item": item.to_json(), "m": material.digest()})
     path = None
     if cache_dir is not None:
         path = cache_dir / f"{hashlib.sha256(key_text.encode()).hexdigest()}.json"
         if path.is_file():
             raw = json.loads(path.read_text(encoding="utf-8"))
             return Verdict(raw["verdict"], raw["reason"], raw["model"], raw["usage"])
-    verdict: Verdict = judge(item, material)
+    from silo.judges.model import JudgeError
+
+    try:
+        verdict: Verdict = judge(item, material)
+    except JudgeError as exc:  # the judge failed, not the agent: recorded, never cached
+        return Verdict("error", str(exc), judge.model, {}, exc.steps)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         record = {"verdict": verdict.verdict, "reason": verdict.reason,
@@ -83,10 +156,36 @@ def _cached(judge: Judge, item: RubricItem, material: Material, cache_dir: Path 
 
 
 def _agreement(verdicts: Sequence[str]) -> float:
-    given = [v for v in verdicts if v != "abstain"]
+    given = [v for v in verdicts if v not in ("abstain", "error")]
     if len(given) <= 1:
         return 1.0
     return round(Counter(given).most_common(1)[0][1] / len(given), 4)
+
+
+def _majority(verdicts: Sequence[str]) -> str:
+    """The item's verdict: the most common of those given, ``error`` when every judge failed."""
+    given = [v for v in verdicts if v != "error"]
+    return Counter(given).most_common(1)[0][0] if given else "error"
+
+
+def append_steps(run_dir: Path, steps: Sequence[Mapping[str, Any]]) -> None:
+    """Append ``steps`` to the run's ``trace.jsonl``, numbered after its last event, redacted."""
+    if not steps:
+        return
+    from silo.redact import redact
+    from silo.rollout.trace import event_json, utc_now_iso
+
+    path = run_dir / "trace.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    last = json.loads(lines[-1]).get("seq", 0) if lines and lines[-1].strip() else 0
+    text = []
+    for offset, step in enumerate(steps, start=1):
+        head = {"seq": int(last) + offset, "type": step["type"], "at": utc_now_iso()}
+        text.append(redact(event_json({**head, **{k: v for k, v in step.items() if k != "type"}})))
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write("".join(f"{line}\n" for line in text))
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def judge_run(
@@ -94,9 +193,15 @@ def judge_run(
 ) -> dict[str, Any]:
     """Judge ``task``'s rubric on the run in ``run_dir``; write and return ``judgement.json``."""
     material = material_of(run_dir)
-    items = []
+    items: list[dict[str, Any]] = []
+    steps: list[Mapping[str, Any]] = []
+    errors: list[str] = []
     for item in rubric_items(task):
         verdicts = [(judge, _cached(judge, item, material, cache_dir)) for judge in judges]
+        for _, v in verdicts:
+            steps += v.steps
+            if v.verdict == "error" and v.reason not in errors:
+                errors.append(v.reason)
         items.append(
             {
                 **item.to_json(),
@@ -113,7 +218,8 @@ def judge_run(
                 "agreement": _agreement([v.verdict for _, v in verdicts]),
             }
         )
-    majority = [Counter(v["verdict"] for v in i["verdicts"]).most_common(1)[0][0] for i in items]
+    append_steps(run_dir, steps)
+    majority = [_majority([v["verdict"] for v in i["verdicts"]]) for i in items]
     document = {
         "judges": [judge.name for judge in judges],
         "items": items,
@@ -121,6 +227,8 @@ def judge_run(
         "failed": majority.count("fail"),
         "abstained": majority.count("abstain"),
         "agreement": round(sum(i["agreement"] for i in items) / len(items), 4) if items else 1.0,
+        "judgeErrors": errors,
     }
-    write_text_atomic(run_dir / JUDGEMENT, pretty(document))
-    return document
+    safe: dict[str, Any] = redact_value(document)  # a reason may quote whatever it was sent
+    write_text_atomic(run_dir / JUDGEMENT, pretty(safe))
+    return safe

@@ -44,12 +44,17 @@ class RubricItem:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A judge's grade of one item: ``pass``, ``fail`` or ``abstain``, and why."""
+    """A judge's grade of one item: ``pass``, ``fail`` or ``abstain``, and why.
+
+    ``steps`` are the trace events of the calls it took (a model judge's ``judge_step``), for
+    the run's ``trace.jsonl``; they are neither cached nor part of ``judgement.json``.
+    """
 
     verdict: str
     reason: str
     model: str | None = None
     usage: Mapping[str, int] = field(default_factory=dict)
+    steps: tuple[Mapping[str, Any], ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -93,12 +93,14 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
 
         record_costs([result.run_dir], plan.prices)
         print_rollout(result, project)
-        _judge(plan, result.run_dir, project)
+        judge_failed = _judge(plan, result.run_dir, project)
         if result.environment_error:  # the environment failed, not the agent
             _say(f"{result.environment_error}; fix the environment's code")
             return 2
         if result.termination_reason == "model_error":  # the endpoint failed, not the model
             _say(f"model error (not graded): {result.error}")
+            return 2
+        if judge_failed:
             return 2
         return 0 if result.passed or not plan.fail_on_error else 1
     shared = group_dir is not None
@@ -141,25 +143,33 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         task = ",".join(dict.fromkeys(o.point.task for o in outcomes))
         counts = Counter(o.outcome for o in outcomes)
         print(f"{task} {plan.points[0].agent_label if plan.points else ''}: {count_line(counts)}")
-    _judge(plan, group_dir, project)
+    judge_failed = _judge(plan, group_dir, project)
     stopped = next((o for o in outcomes if o.stopped), None)
     if stopped is not None:  # the sweep's one line about a dead endpoint
         _say(f"stopped early, {sum(o.stopped for o in outcomes)} rollout(s) {stopped.infra_error}")
-    if any(o.outcome in NOT_GRADED for o in outcomes):  # not the agent's failure: not graded
+    if any(o.outcome in NOT_GRADED for o in outcomes) or judge_failed:  # not the agent's failure
         return 2
     if failed and plan.fail_on_error:
         return 1
     return 0
 
 
-def _judge(plan: Any, folder: Path | None, project: Path) -> None:
-    """With ``judge=``, grade the runs' rubric items and print them apart from the checks."""
+def _judge(plan: Any, folder: Path | None, project: Path) -> bool:
+    """With ``judge=``, grade the runs' rubric items and print them apart from the checks.
+
+    True when a judge failed (its endpoint): each distinct failure is one line on stderr,
+    and the job exits 2, since a judge error is neither the agent's pass nor its failure.
+    """
     if not plan.judges or folder is None:
-        return
+        return False
     from silo.batch.judging import judge_folder, judged_line
     from silo.judges.judgement import resolve_judges
 
-    print(judged_line(judge_folder(folder, project, resolve_judges(plan.judges))))
+    counts = judge_folder(folder, project, resolve_judges(plan.judges))
+    print(judged_line(counts))
+    for error in counts["judgeErrors"]:
+        _say(f"judge error (not the agent's failure): {error}")
+    return bool(counts["judgeErrors"])
 
 
 # The model agents' per-endpoint connection limit (conf/agent/openai.yaml, anthropic.yaml).

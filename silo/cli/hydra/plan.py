@@ -39,7 +39,8 @@ class Plan:
     progress: Any
     runs_dir: Path
     max_concurrency: int = 1
-    judges: tuple[str, ...] = ()  # judge=: graders of the tasks' rubric items, after the runs
+    # judge=: graders of the tasks' rubric items, after the runs (names or conf/judge/ nodes)
+    judges: tuple[str | Mapping[str, Any], ...] = ()
     prices: PriceTable = field(default_factory=dict)  # pricing=: estimatedCost in run.json
 
 
@@ -135,15 +136,22 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
     )
 
 
-def _judges(spec: Any) -> tuple[str, ...]:
-    """``judge=`` as judge choices, each checked now (one line before any rollout)."""
+def _judges(spec: Any) -> tuple[str | Mapping[str, Any], ...]:
+    """``judge=`` as judge choices, each checked now (one line before any rollout).
+
+    The ``judge`` group's node (``conf/judge/``), or names and targets (a list, or commas).
+    """
     from silo.judges.judgement import resolve_judges
 
     if spec is None:
         return ()
-    items = list(spec) if type(spec).__name__ == "ListConfig" or isinstance(spec, list) else [spec]
-    choices = tuple(str(c).strip() for item in items for c in str(item).split(",") if c.strip())
-    resolve_judges(choices)
+    if isinstance(spec, Mapping):
+        choices: tuple[str | Mapping[str, Any], ...] = (dict(spec),)
+    else:
+        items = spec if isinstance(spec, list) else [spec]
+        choices = tuple(c.strip() for item in items for c in str(item).split(",") if c.strip())
+    if not resolve_judges(choices):
+        return ()
     return choices
 
 
