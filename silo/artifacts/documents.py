@@ -132,6 +132,8 @@ class RunDocument(TypedDict):
     environmentError: NotRequired[str]  # a verifier raised: the environment's fault
     modelUnreachable: NotRequired[bool]  # model_error: the endpoint refused the connection
     agentOutputTruncated: NotRequired[dict[str, int]]  # {chars, keptChars}
+    # a task's opt-in combinedReward, added by its judging: {formula, checks, judged, reward}
+    combinedReward: NotRequired[dict[str, Any]]
 
 
 class _Event(TypedDict):

@@ -17,7 +17,8 @@ errors counts in no total. ``agreement`` is the share of the judges that gave a 
 calls a judge made are appended to the run's ``trace.jsonl`` (``judge_step`` events, redacted,
 numbered after the run's own). A verdict is cached in ``cache_dir`` by the judge, its model,
 the item and the material's digest (a model judge's endpoint too), so judging the same runs again calls no judge; errors
-are not cached. Nothing in ``judgement.json`` depends on time or the process: the same
+are not cached. A task that declares a ``combinedReward`` (:mod:`silo.judges.reward`) also
+gets ``combinedReward`` in ``judgement.json`` and ``run.json``. Nothing in ``judgement.json`` depends on time or the process: the same
 verdicts give the same bytes.
 """
 
@@ -34,6 +35,7 @@ from typing import Any
 
 from silo.errors import ConfigError
 from silo.jsonio import canonical, pretty, write_text_atomic
+from silo.judges.reward import Formula, combine, combined_formula
 from silo.judges.rubric import Judge, Material, RubricItem, Verdict, material_of, rubric_items
 from silo.judges.scripted import ScriptedJudge
 from silo.redact import redact_value
@@ -229,6 +231,21 @@ def judge_run(
         "agreement": round(sum(i["agreement"] for i in items) / len(items), 4) if items else 1.0,
         "judgeErrors": errors,
     }
+    formula = combined_formula(task)
+    if formula is not None:
+        document["combinedReward"] = _combined(run_dir, formula, document)
     safe: dict[str, Any] = redact_value(document)  # a reason may quote whatever it was sent
     write_text_atomic(run_dir / JUDGEMENT, pretty(safe))
     return safe
+
+
+def _combined(run_dir: Path, formula: Formula, document: Mapping[str, Any]) -> dict[str, Any]:
+    """The task's combined reward for this run, also recorded in its ``run.json``."""
+    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    found = combine(formula, float(result["reward"]), document["passed"], document["failed"])
+    run_path = run_dir / "run.json"
+    if run_path.is_file():
+        run = json.loads(run_path.read_text(encoding="utf-8"))
+        if run.get("combinedReward") != found:
+            write_text_atomic(run_path, pretty({**run, "combinedReward": found}))
+    return found

@@ -111,6 +111,14 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
             for instance in instances(environment, task_id, cfg.get("variant"), seed):
                 environment.task(instance)  # one-line error listing the known ids
                 tasks.append(instance)
+    judges = _judges(cfg.get("judge"))
+    if judges:  # a malformed rubric or combinedReward is one line before any rollout
+        from silo.judges import rubric_items
+        from silo.judges.reward import combined_formula
+
+        for task_id in dict.fromkeys(tasks):
+            rubric_items(environment.task(task_id))
+            combined_formula(environment.task(task_id))
     label = agent_label(agent_choice, agent)
     user_cfg = cfg.get("user")
     user = dict(user_cfg) if isinstance(user_cfg, Mapping) else user_cfg
@@ -131,7 +139,7 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         progress=cfg.get("progress", "auto"),
         runs_dir=Path(str(cfg.get("runs_dir") or project / ".silo" / "runs")),
         max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
-        judges=_judges(cfg.get("judge")),
+        judges=judges,
         prices=price_table(cfg.get("pricing")),
     )
 
