@@ -27,6 +27,7 @@ __all__ = [
     "CheckDocument",
     "CollectionChanges",
     "InfraErrorRecord",
+    "JudgedSummary",
     "NotGradedRecord",
     "ModelStepEvent",
     "ResultDocument",
@@ -227,6 +228,18 @@ TraceEvent = (
 """One line of ``trace.jsonl``; ``type`` tells which."""
 
 
+class JudgedSummary(TypedDict):
+    """A row's judged items (its runs' ``judgement.json``), counted apart from the checks."""
+
+    runs: int
+    passed: int
+    failed: int
+    abstained: int
+    judgeErrors: int  # runs a judge failed on (its endpoint), not the agent's failure
+    passRate: float | None  # passed / (passed + failed); None when no item was graded
+    meanCombinedReward: NotRequired[float]  # tasks that declare a combinedReward only
+
+
 class SummaryRow(TypedDict):
     """One task x agent of a group: its rollouts by outcome; rates and pass^k over the graded.
 
@@ -253,6 +266,7 @@ class SummaryRow(TypedDict):
     userIdentity: NotRequired[dict[str, Any]]
     usage: NotRequired[dict[str, int | float]]
     estimatedCost: NotRequired[float]  # the runs' estimatedCost summed (priced runs only)
+    judged: NotRequired[JudgedSummary]  # runs judged with judge=: their rubric items, apart
 
 
 class AgentSummaryRow(TypedDict):
@@ -278,6 +292,7 @@ class TemplateSummaryRow(TypedDict):
     passRate: float
     meanReward: float
     passHatK: dict[str, float]
+    judged: NotRequired[JudgedSummary]  # the instances' judged items, pooled
 
 
 class InfraErrorRecord(TypedDict):

@@ -93,7 +93,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
 
         record_costs([result.run_dir], plan.prices)
         print_rollout(result, project)
-        judge_failed = _judge(plan, result.run_dir, project)
+        judge_failed = _judged(_judge(plan, result.run_dir, project))
         if result.environment_error:  # the environment failed, not the agent
             _say(f"{result.environment_error}; fix the environment's code")
             return 2
@@ -133,6 +133,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
     skipped = sum(1 for o in outcomes if o.resumed)
     if skipped:
         print(f"resume: {skipped} of {len(outcomes)} rollouts skipped (already completed)")
+    judged = _judge(plan, group_dir, project)  # before the summary, which shows judged items
     if group_dir.name.startswith("group_"):
         from silo.batch.summary import write_summary
 
@@ -143,7 +144,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         task = ",".join(dict.fromkeys(o.point.task for o in outcomes))
         counts = Counter(o.outcome for o in outcomes)
         print(f"{task} {plan.points[0].agent_label if plan.points else ''}: {count_line(counts)}")
-    judge_failed = _judge(plan, group_dir, project)
+    judge_failed = _judged(judged)
     stopped = next((o for o in outcomes if o.stopped), None)
     if stopped is not None:  # the sweep's one line about a dead endpoint
         _say(f"stopped early, {sum(o.stopped for o in outcomes)} rollout(s) {stopped.infra_error}")
@@ -154,18 +155,26 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
     return 0
 
 
-def _judge(plan: Any, folder: Path | None, project: Path) -> bool:
-    """With ``judge=``, grade the runs' rubric items and print them apart from the checks.
-
-    True when a judge failed (its endpoint): each distinct failure is one line on stderr,
-    and the job exits 2, since a judge error is neither the agent's pass nor its failure.
-    """
+def _judge(plan: Any, folder: Path | None, project: Path) -> dict[str, Any] | None:
+    """With ``judge=``, grade the runs' rubric items (``judgement.json``); the counts."""
     if not plan.judges or folder is None:
-        return False
-    from silo.batch.judging import judge_folder, judged_line
+        return None
+    from silo.batch.judging import judge_folder
     from silo.judges.judgement import resolve_judges
 
-    counts = judge_folder(folder, project, resolve_judges(plan.judges))
+    return judge_folder(folder, project, resolve_judges(plan.judges))
+
+
+def _judged(counts: dict[str, Any] | None) -> bool:
+    """Print the judged items apart from the checks; True when a judge failed.
+
+    Each distinct failure of a judge (its endpoint) is one line on stderr, and the job exits
+    2: a judge error is neither the agent's pass nor its failure.
+    """
+    if counts is None:
+        return False
+    from silo.batch.judging import judged_line
+
     print(judged_line(counts))
     for error in counts["judgeErrors"]:
         _say(f"judge error (not the agent's failure): {error}")
