@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.batch.regrade import find_runs
-from silo.judges.judgement import judge_run
+from silo.judges.judgement import judge_runs
 from silo.judges.rubric import Judge, rubric_items
 from silo.loading.environment import load_environment
 
@@ -24,16 +24,17 @@ __all__ = ["judge_folder", "judged_line"]
 
 
 def judge_folder(folder: Path, project: Path, judges: Sequence[Judge]) -> dict[str, Any]:
-    """Judge every run in ``folder`` whose task has a rubric; the summed counts."""
-    counts: dict[str, Any] = {"runs": 0, "passed": 0, "failed": 0, "abstained": 0}
-    errors: list[str] = []
+    """Judge every run in ``folder`` whose task has a rubric, all at once; the summed counts."""
+    runs = []
     for run_dir in find_runs(folder):
         run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
         task = load_environment(run["environment"], project).task(run["taskId"])
-        if not rubric_items(task):
-            continue
-        document = judge_run(run_dir, task, judges, project / ".silo" / "judge-cache")
-        counts["runs"] += 1
+        if rubric_items(task):
+            runs.append((run_dir, task))
+    documents = judge_runs(runs, judges, project / ".silo" / "judge-cache")
+    counts: dict[str, Any] = {"runs": len(documents), "passed": 0, "failed": 0, "abstained": 0}
+    errors: list[str] = []
+    for document in documents:
         for key in ("passed", "failed", "abstained"):
             counts[key] += int(document[key])
         errors += [e for e in document["judgeErrors"] if e not in errors]

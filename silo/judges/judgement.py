@@ -10,14 +10,15 @@ arguments) whose ``also`` lists more choices to grade beside it. A bad choice is
 item of the run's task and writes ``judgement.json`` into the run folder: ``{"judges",
 "items": [{"id", "assertion", "about", "verdicts": [{"judge", "verdict", "reason", "model",
 "usage"}], "agreement"}], "passed", "failed", "abstained", "agreement", "judgeErrors"}``.
-A judge whose endpoint failed (:class:`~silo.judges.model.JudgeError`) gives the verdict
+A judge whose endpoint failed (:class:`~silo.judges.rubric.JudgeError`) gives the verdict
 ``error``, its one line in ``judgeErrors``: the judge failed, not the agent, and an item only
 errors counts in no total. ``agreement`` is the share of the judges that gave a verdict (not
 ``abstain`` or ``error``) agreeing with the most common one (1.0 when at most one did). The
 calls a judge made are appended to the run's ``trace.jsonl`` (``judge_step`` events, redacted,
 numbered after the run's own). A verdict is cached in ``cache_dir`` by the judge, its model,
 the item and the material's digest (a model judge's endpoint too), so judging the same runs again calls no judge; errors
-are not cached. A task that declares a ``combinedReward`` (:mod:`silo.judges.reward`) also
+are not cached. :func:`judge_runs` judges many runs at once: every call a model judge makes
+for them is in flight together on the model loop (:mod:`silo.judges.calls`). A task that declares a ``combinedReward`` (:mod:`silo.judges.reward`) also
 gets ``combinedReward`` in ``judgement.json`` and ``run.json``. Nothing in ``judgement.json`` depends on time or the process: the same
 verdicts give the same bytes.
 """
@@ -35,13 +36,14 @@ from typing import Any
 
 from silo.errors import ConfigError
 from silo.jsonio import canonical, pretty, write_text_atomic
+from silo.judges.calls import Call, grade_all
 from silo.judges.reward import Formula, combine, combined_formula
 from silo.judges.rubric import Judge, Material, RubricItem, Verdict, material_of, rubric_items
 from silo.judges.scripted import ScriptedJudge
 from silo.redact import redact_value
 from silo.tasks import Task
 
-__all__ = ["JUDGEMENT", "judge_run", "model_judges", "resolve_judges"]
+__all__ = ["JUDGEMENT", "judge_run", "judge_runs", "model_judges", "resolve_judges"]
 
 JUDGEMENT = "judgement.json"
 _MODEL_JUDGES = ("openai", "anthropic")
@@ -131,30 +133,34 @@ def _target(spec: str, settings: Mapping[str, Any]) -> Judge:
     return judge
 
 
-def _cached(judge: Judge, item: RubricItem, material: Material, cache_dir: Path | None) -> Verdict:
+def _cache_path(judge: Judge, item: RubricItem, material: Material, cache_dir: Path) -> Path:
+    """Where the verdict of ``judge`` on ``item`` for ``material`` is cached."""
     key: dict[str, Any] = {"judge": judge.name, "model": judge.model}
     identity = getattr(judge, "identity", None)  # a model judge's endpoint, temperature, seed
     if isinstance(identity, Mapping):
         key["identity"] = dict(identity)
     key_text = canonical({**key, "item": item.to_json(), "m": material.digest()})
-    path = None
-    if cache_dir is not None:
-        path = cache_dir / f"{hashlib.sha256(key_text.encode()).hexdigest()}.json"
-        if path.is_file():
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            return Verdict(raw["verdict"], raw["reason"], raw["model"], raw["usage"])
-    from silo.judges.model import JudgeError
+    return cache_dir / f"{hashlib.sha256(key_text.encode()).hexdigest()}.json"
 
-    try:
-        verdict: Verdict = judge(item, material)
-    except JudgeError as exc:  # the judge failed, not the agent: recorded, never cached
-        return Verdict("error", str(exc), judge.model, {}, exc.steps)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        record = {"verdict": verdict.verdict, "reason": verdict.reason,
-                  "model": verdict.model, "usage": dict(verdict.usage)}  # fmt: skip
-        write_text_atomic(path, pretty(record))
-    return verdict
+
+def _verdicts(calls: Sequence[Call], cache_dir: Path | None) -> list[Verdict]:
+    """Every call's verdict: from the cache, else graded (all at once), then cached."""
+    paths = [_cache_path(*call, cache_dir) if cache_dir else None for call in calls]
+    found: dict[int, Verdict] = {}
+    for index, path in enumerate(paths):
+        if path is not None and path.is_file():
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            found[index] = Verdict(raw["verdict"], raw["reason"], raw["model"], raw["usage"])
+    todo = [index for index in range(len(calls)) if index not in found]
+    for index, verdict in zip(todo, grade_all([calls[i] for i in todo]), strict=True):
+        found[index] = verdict
+        path = paths[index]
+        if path is not None and verdict.verdict != "error":  # an error is never cached
+            path.parent.mkdir(parents=True, exist_ok=True)
+            record = {"verdict": verdict.verdict, "reason": verdict.reason,
+                      "model": verdict.model, "usage": dict(verdict.usage)}  # fmt: skip
+            write_text_atomic(path, pretty(record))
+    return [found[index] for index in range(len(calls))]
 
 
 def _agreement(verdicts: Sequence[str]) -> float:
@@ -194,13 +200,37 @@ def judge_run(
     run_dir: Path, task: Task, judges: Sequence[Judge], cache_dir: Path | None = None
 ) -> dict[str, Any]:
     """Judge ``task``'s rubric on the run in ``run_dir``; write and return ``judgement.json``."""
-    material = material_of(run_dir)
+    return judge_runs([(run_dir, task)], judges, cache_dir)[0]
+
+
+def judge_runs(
+    runs: Sequence[tuple[Path, Task]], judges: Sequence[Judge], cache_dir: Path | None = None
+) -> list[dict[str, Any]]:
+    """:func:`judge_run` for many runs, their model judges' calls all in flight at once."""
+    plans = [(run_dir, task, material_of(run_dir), rubric_items(task)) for run_dir, task in runs]
+    calls: list[Call] = [
+        (judge, item, material) for _, _, material, items in plans for item in items
+        for judge in judges
+    ]  # fmt: skip
+    verdicts = iter(_verdicts(calls, cache_dir))
+    return [
+        _write(run_dir, task, judges, [(item, [next(verdicts) for _ in judges]) for item in items])
+        for run_dir, task, _, items in plans
+    ]
+
+
+def _write(
+    run_dir: Path,
+    task: Task,
+    judges: Sequence[Judge],
+    graded: Sequence[tuple[RubricItem, list[Verdict]]],
+) -> dict[str, Any]:
+    """One run's ``judgement.json`` from its items' verdicts (one per judge, in order)."""
     items: list[dict[str, Any]] = []
     steps: list[Mapping[str, Any]] = []
     errors: list[str] = []
-    for item in rubric_items(task):
-        verdicts = [(judge, _cached(judge, item, material, cache_dir)) for judge in judges]
-        for _, v in verdicts:
+    for item, verdicts in graded:
+        for v in verdicts:
             steps += v.steps
             if v.verdict == "error" and v.reason not in errors:
                 errors.append(v.reason)
@@ -215,9 +245,9 @@ def judge_run(
                         "model": v.model,
                         "usage": dict(v.usage),
                     }  # fmt: skip
-                    for judge, v in verdicts
+                    for judge, v in zip(judges, verdicts, strict=True)
                 ],
-                "agreement": _agreement([v.verdict for _, v in verdicts]),
+                "agreement": _agreement([v.verdict for v in verdicts]),
             }
         )
     append_steps(run_dir, steps)

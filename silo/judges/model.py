@@ -27,10 +27,11 @@ from typing import Any, ClassVar
 from silo.agents.anthropic import AnthropicAgent
 from silo.agents.contract import AgentError, AgentInput, CancelSignal, ModelError, RunLimitError
 from silo.agents.model import ModelAgent
+from silo.agents.model_loop import run_on_model_loop
 from silo.agents.openai import OpenAIAgent
-from silo.errors import ConfigError, SiloException
+from silo.errors import ConfigError
 from silo.jsonio import canonical
-from silo.judges.rubric import Material, RubricItem, Verdict
+from silo.judges.rubric import JudgeError, Material, RubricItem, Verdict
 
 __all__ = ["SYSTEM_PROMPT", "AnthropicJudge", "JudgeError", "ModelJudge", "OpenAIJudge"]
 
@@ -41,14 +42,6 @@ SYSTEM_PROMPT = (
 )
 # Settings of conf/judge/<kind>.yaml that are the judge's own, not the agent's.
 _OWN = ("name", "timeout_s")
-
-
-class JudgeError(SiloException):
-    """A model judge's endpoint failed; ``steps`` are the events recorded before it did."""
-
-    def __init__(self, message: str, steps: tuple[Mapping[str, Any], ...] = ()) -> None:
-        super().__init__(message)
-        self.steps = steps
 
 
 def _transcript(material: Material) -> str:
@@ -119,6 +112,10 @@ class ModelJudge:
 
     def __call__(self, item: RubricItem, material: Material) -> Verdict:
         """The model's verdict on ``item``; :class:`JudgeError` when its endpoint fails."""
+        return run_on_model_loop(self.agrade(item, material))
+
+    async def agrade(self, item: RubricItem, material: Material) -> Verdict:
+        """:meth:`__call__` as a coroutine of the model loop, where many grade at once."""
         agent = self.agent_class(model=self.model, system_prompt=SYSTEM_PROMPT, **self.settings)
         steps: list[Mapping[str, Any]] = []
 
@@ -137,7 +134,7 @@ class ModelJudge:
             emit=emit,
         )
         try:
-            reply = agent.complete(inp, agent.start(inp))
+            reply = await agent.acomplete(inp, agent.start(inp))
         except (ModelError, AgentError, RunLimitError) as exc:
             text = str(exc).replace("agent.", "judge.")
             raise JudgeError(f"judge={self.name}: {text}", tuple(steps)) from None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import silo  # noqa: E402
 from silo.errors import ConfigError  # noqa: E402
 from silo.judges import judge_run  # noqa: E402
 from silo.judges.judgement import model_judges, resolve_judges  # noqa: E402
+from tests.waiting import SAFETY_S  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parents[2]
 PASS = json.dumps({"verdict": "pass", "reason": "the agent asked first"})
@@ -163,3 +165,23 @@ def test_a_dead_endpoint_fails_fast_with_one_line(tmp_path: Path) -> None:
     document = judge_run(run_dir, run.task, resolve_judges([node]))
     assert "cannot connect to the model endpoint" in document["judgeErrors"][0]
     assert "judge.base_url" in document["judgeErrors"][0]
+
+
+def test_a_folder_of_runs_is_judged_with_its_calls_in_flight_together(tmp_path: Path) -> None:
+    from silo.judges.judgement import judge_runs
+
+    runs = [_solved(tmp_path / str(n)) for n in range(3)]
+    together = threading.Barrier(2)  # passes only when two requests are held at once
+
+    def answer(body: dict[str, Any]) -> fake_openai.Reply:
+        together.wait(timeout=SAFETY_S)  # a safety net: sequential calls never get here twice
+        return fake_openai.final(PASS)
+
+    with fake_openai.FakeOpenAI([answer]) as server:
+        judges = resolve_judges([{"name": "openai", "model": "m", "base_url": server.base_url}])
+        documents = judge_runs([(d, r.task) for d, r in runs], judges)
+    assert [d["passed"] for d in documents] == [2, 2, 2]
+    assert len(server.requests) == 6 and server.peak_in_flight >= 2
+    for run_dir, _ in runs:  # each run's trace holds its own two calls
+        items = [e["item"] for e in _trace(run_dir) if e["type"] == "judge_step"]
+        assert sorted(items) == ["asked-which-deal", "confirmed-amount"]
