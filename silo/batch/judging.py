@@ -4,14 +4,15 @@ Contract: :func:`judge_folder` has the judges grade the rubric of every finished
 group or sweep folder whose task has one, writing each run's ``judgement.json``
 (:func:`silo.judges.judge_run`, cached under ``<project>/.silo/judge-cache``), and returns the
 counts ``{"runs", "passed", "failed", "abstained"}`` over the judged items — reported apart
-from the checks, which judging never changes — and ``judgeErrors``, the distinct lines of the
+from the checks, which judging never changes (:func:`judge_run_dirs`: the same for given run
+folders) — and ``judgeErrors``, the distinct lines of the
 judges that failed (a model judge's endpoint: the judge's failure, not the agent's).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,22 @@ from silo.judges.judgement import judge_runs
 from silo.judges.rubric import Judge, rubric_items
 from silo.loading.environment import load_environment
 
-__all__ = ["judge_folder", "judged_line"]
+__all__ = ["judge_folder", "judge_run_dirs", "judged_line"]
 
 
 def judge_folder(folder: Path, project: Path, judges: Sequence[Judge]) -> dict[str, Any]:
     """Judge every run in ``folder`` whose task has a rubric, all at once; the summed counts."""
+    return judge_run_dirs(find_runs(folder), project, judges)
+
+
+def judge_run_dirs(
+    run_dirs: Iterable[Path], project: Path, judges: Sequence[Judge]
+) -> dict[str, Any]:
+    """:func:`judge_folder` for the finished run folders given (a sweep job's own runs)."""
     runs = []
-    for run_dir in find_runs(folder):
+    for run_dir in run_dirs:
+        if not (run_dir / "run.json").is_file() or not (run_dir / "result.json").is_file():
+            continue  # never finished: nothing to judge
         run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
         task = load_environment(run["environment"], project).task(run["taskId"])
         if rubric_items(task):

@@ -93,7 +93,8 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
 
         record_costs([result.run_dir], plan.prices)
         print_rollout(result, project)
-        judge_failed = _judged(_judge(plan, result.run_dir, project))
+        ran = [result.run_dir] if result.run_dir is not None else []
+        judge_failed = _judged(_judge(plan, ran, project))
         if result.environment_error:  # the environment failed, not the agent
             _say(f"{result.environment_error}; fix the environment's code")
             return 2
@@ -133,7 +134,9 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
     skipped = sum(1 for o in outcomes if o.resumed)
     if skipped:
         print(f"resume: {skipped} of {len(outcomes)} rollouts skipped (already completed)")
-    judged = _judge(plan, group_dir, project)  # before the summary, which shows judged items
+    # Before the summary, which shows judged items; only this job's runs (a sweep's other jobs
+    # judge their own, maybe at the same time in other processes).
+    judged = _judge(plan, [o.run_dir for o in outcomes if o.run_dir is not None], project)
     if group_dir.name.startswith("group_"):
         from silo.batch.summary import write_summary
 
@@ -155,14 +158,14 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
     return 0
 
 
-def _judge(plan: Any, folder: Path | None, project: Path) -> dict[str, Any] | None:
+def _judge(plan: Any, run_dirs: list[Path], project: Path) -> dict[str, Any] | None:
     """With ``judge=``, grade the runs' rubric items (``judgement.json``); the counts."""
-    if not plan.judges or folder is None:
+    if not plan.judges:
         return None
-    from silo.batch.judging import judge_folder
+    from silo.batch.judging import judge_run_dirs
     from silo.judges.judgement import resolve_judges
 
-    return judge_folder(folder, project, resolve_judges(plan.judges))
+    return judge_run_dirs(run_dirs, project, resolve_judges(plan.judges))
 
 
 def _judged(counts: dict[str, Any] | None) -> bool:
