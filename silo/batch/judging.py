@@ -5,7 +5,8 @@ group or sweep folder whose task has one, writing each run's ``judgement.json``
 (:func:`silo.judges.judge_run`, cached under ``<project>/.silo/judge-cache``), and returns the
 counts ``{"runs", "passed", "failed", "abstained"}`` over the judged items — reported apart
 from the checks, which judging never changes (:func:`judge_run_dirs`: the same for given run
-folders) — and ``judgeErrors``, the distinct lines of the
+folders), with the environment's ``combinedReward`` for tasks that declare none
+(:func:`silo.judges.reward.judged_task`) — and ``judgeErrors``, the distinct lines of the
 judges that failed (a model judge's endpoint: the judge's failure, not the agent's).
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from silo.batch.regrade import find_runs
 from silo.judges.judgement import judge_runs
+from silo.judges.reward import judged_task
 from silo.judges.rubric import Judge, rubric_items
 from silo.loading.environment import load_environment
 
@@ -38,9 +40,10 @@ def judge_run_dirs(
         if not (run_dir / "run.json").is_file() or not (run_dir / "result.json").is_file():
             continue  # never finished: nothing to judge
         run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-        task = load_environment(run["environment"], project).task(run["taskId"])
+        environment = load_environment(run["environment"], project)
+        task = environment.task(run["taskId"])
         if rubric_items(task):
-            runs.append((run_dir, task))
+            runs.append((run_dir, judged_task(task, environment)))
     documents = judge_runs(runs, judges, project / ".silo" / "judge-cache")
     counts: dict[str, Any] = {"runs": len(documents), "passed": 0, "failed": 0, "abstained": 0}
     errors: list[str] = []

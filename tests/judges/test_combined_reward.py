@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import silo
+from silo.batch.judging import judge_run_dirs
 from silo.errors import TaskError
 from silo.judges import judge_run
 from silo.judges.judgement import resolve_judges
-from silo.judges.reward import combine, combined_formula
+from silo.judges.reward import combine, combined_formula, judged_task
 from silo.tasks import Task
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -67,3 +69,35 @@ def test_a_malformed_formula_is_one_line_naming_the_file(formula: Any) -> None:
     task = silo.load_environment("crm", PROJECT).task("TASK-007")
     with pytest.raises(TaskError, match=r'TASK-007.json: "combinedReward" must be'):
         combined_formula(_with(task, formula))
+
+
+def _project_with_formula(tmp_path: Path, formula: Any) -> Path:
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT / "environments" / "crm", project / "environments" / "crm",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    manifest = project / "environments" / "crm" / "silo.environment.json"
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "combinedReward": formula}))
+    return project
+
+
+def test_an_environments_formula_applies_to_tasks_without_their_own(tmp_path: Path) -> None:
+    project = _project_with_formula(tmp_path, {"checks": 0.5, "judged": 0.5})
+    run = silo.run_task(env="crm", task="TASK-007", agent="solver", project_dir=project,
+                        runs_dir=tmp_path / "runs")  # fmt: skip
+    assert run.run_dir is not None
+    counts = judge_run_dirs([run.run_dir], project, resolve_judges(["scripted"]))
+    assert counts["passed"] == 2
+    judgement = json.loads((run.run_dir / "judgement.json").read_text())
+    assert judgement["combinedReward"] == {
+        "formula": "0.5 * checks + 0.5 * judged", "checks": 1.0, "judged": 1.0, "reward": 1.0
+    }  # fmt: skip
+    environment = silo.load_environment("crm", project)
+    own = _with(environment.task("TASK-007"), {"checks": 1, "judged": 0})
+    assert judged_task(own, environment) is own  # a task's own formula wins
+
+
+def test_an_environments_malformed_formula_names_its_manifest(tmp_path: Path) -> None:
+    project = _project_with_formula(tmp_path, {"checks": 2, "judged": 0})
+    environment = silo.load_environment("crm", project)
+    with pytest.raises(TaskError, match=r'crm/silo.environment.json: "combinedReward" must be'):
+        judged_task(environment.task("TASK-007"), environment)

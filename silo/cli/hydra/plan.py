@@ -114,11 +114,11 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
     judges = _judges(cfg.get("judge"))
     if judges:  # a malformed rubric or combinedReward is one line before any rollout
         from silo.judges import rubric_items
-        from silo.judges.reward import combined_formula
+        from silo.judges.reward import judged_task
 
         for task_id in dict.fromkeys(tasks):
             rubric_items(environment.task(task_id))
-            combined_formula(environment.task(task_id))
+            judged_task(environment.task(task_id), environment)
     label = agent_label(agent_choice, agent)
     user_cfg = cfg.get("user")
     user = dict(user_cfg) if isinstance(user_cfg, Mapping) else user_cfg
