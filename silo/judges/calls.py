@@ -6,7 +6,9 @@ coroutine (the model judges) is awaited on the process's model loop
 (:mod:`silo.agents.model_loop`), at most :data:`IN_FLIGHT` calls at once, each request still
 going through its endpoint's shared connection limit and backoff; any other judge is called
 in turn on this thread. A :class:`~silo.judges.rubric.JudgeError` becomes the verdict ``error``
-(its line as the reason, its recorded steps kept): a judge that failed, not a failed item.
+(its line as the reason, its recorded steps kept): a judge that failed, not a failed item. So
+does a judge that raises anything else or returns no :class:`Verdict` of ``pass``, ``fail`` or
+``abstain`` (one line naming the judge).
 """
 
 from __future__ import annotations
@@ -31,11 +33,31 @@ def _error(judge: Judge, exc: JudgeError) -> Verdict:
     return Verdict("error", str(exc), judge.model, {}, exc.steps)
 
 
+_VERDICTS = ("pass", "fail", "abstain")
+
+
+def _checked(judge: Judge, verdict: object) -> Verdict:
+    """``verdict`` when it is one; a judge that returned anything else failed."""
+    if isinstance(verdict, Verdict) and verdict.verdict in _VERDICTS:
+        return verdict
+    got = verdict.verdict if isinstance(verdict, Verdict) else type(verdict).__name__
+    return Verdict("error", f"judge={judge.name} returned {got!r}, not a Verdict of "
+                   "pass, fail or abstain", judge.model)  # fmt: skip
+
+
+def _crashed(judge: Judge, exc: Exception) -> Verdict:
+    """A judge's own bug: its one line, blamed on the judge, never on the agent."""
+    text = " ".join(str(exc).split())[:300]
+    return Verdict("error", f"judge={judge.name} raised {type(exc).__name__}: {text}", judge.model)
+
+
 def _one(judge: Judge, item: RubricItem, material: Material) -> Verdict:
     try:
-        return judge(item, material)
+        return _checked(judge, judge(item, material))
     except JudgeError as exc:
         return _error(judge, exc)
+    except Exception as exc:  # a judge of the user's: its failure is recorded, not raised
+        return _crashed(judge, exc)
 
 
 def grade_all(calls: Sequence[Call]) -> list[Verdict]:
@@ -63,8 +85,10 @@ async def _gather(pending: list[tuple[Judge, Callable[[], Awaitable[Verdict]]]])
     async def one(judge: Judge, start: Callable[[], Awaitable[Verdict]]) -> Verdict:
         async with room:
             try:
-                return await start()
+                return _checked(judge, await start())
             except JudgeError as exc:
                 return _error(judge, exc)
+            except Exception as exc:  # a bug in a judge: recorded as its error, not raised
+                return _crashed(judge, exc)
 
     return list(await asyncio.gather(*(one(judge, start) for judge, start in pending)))
