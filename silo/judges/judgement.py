@@ -1,32 +1,27 @@
 """``judgement.json``: the judges' verdicts on a run's rubric items, and their agreement.
 
-Contract: :func:`resolve_judges` turns ``judge=`` choices into judges. A choice is a name
-(``scripted``, ``openai``, ``anthropic``; ``none`` is no judge), a ``pkg.module:attr`` target
-(a factory called with no argument, returning a callable ``judge(item, material) -> Verdict``
-with ``name``, ``model`` and ``deterministic``), or a mapping: a ``conf/judge/`` node
-(``name`` plus the model judge's settings, or ``_target_`` plus the factory's keyword
-arguments) whose ``also`` lists more choices to grade beside it. A bad choice is one
-:class:`~silo.errors.ConfigError` line. :func:`judge_run` has every judge grade every rubric
-item of the run's task and writes ``judgement.json`` into the run folder: ``{"judges",
-"items": [{"id", "assertion", "about", "verdicts": [{"judge", "verdict", "reason", "model",
-"usage"}], "agreement"}], "passed", "failed", "abstained", "agreement", "judgeErrors"}``.
-A judge whose endpoint failed (:class:`~silo.judges.rubric.JudgeError`) gives the verdict
+Contract: :func:`judge_run` has every judge (:func:`silo.judges.resolve.resolve_judges`,
+re-exported here) grade every rubric item of the run's task and writes ``judgement.json``
+into the run folder: ``{"judges", "items": [{"id", "assertion", "about", "verdicts":
+[{"judge", "verdict", "reason", "model", "usage"}], "agreement"}], "passed", "failed",
+"abstained", "agreement", "judgeErrors"}``. A judge that failed (its endpoint:
+:class:`~silo.judges.rubric.JudgeError`, or a bug: :mod:`silo.judges.calls`) gives the verdict
 ``error``, its one line in ``judgeErrors``: the judge failed, not the agent, and an item only
 errors counts in no total. ``agreement`` is the share of the judges that gave a verdict (not
 ``abstain`` or ``error``) agreeing with the most common one (1.0 when at most one did). The
-calls a judge made are appended to the run's ``trace.jsonl`` (``judge_step`` events, redacted,
-numbered after the run's own). A verdict is cached in ``cache_dir`` by the judge, its model,
-the item and the material's digest (a model judge's endpoint too), so judging the same runs again calls no judge; errors
-are not cached. :func:`judge_runs` judges many runs at once: every call a model judge makes
-for them is in flight together on the model loop (:mod:`silo.judges.calls`). A task that declares a ``combinedReward`` (:mod:`silo.judges.reward`) also
-gets ``combinedReward`` in ``judgement.json`` and ``run.json``. Nothing in ``judgement.json`` depends on time or the process: the same
-verdicts give the same bytes.
+calls a judge made are appended to the run's ``trace.jsonl`` (``judge_step`` events,
+redacted, numbered after the run's own). A verdict is cached in ``cache_dir`` by the judge,
+its model (and a model judge's endpoint), the item and the material's digest, so judging the
+same runs again calls no judge; errors are not cached. :func:`judge_runs` judges many runs at
+once: every call a model judge makes for them is in flight together on the model loop. A
+task that declares a ``combinedReward`` (:mod:`silo.judges.reward`) also gets
+``combinedReward`` in ``judgement.json`` and ``run.json``. Nothing in ``judgement.json``
+depends on time or the process: the same verdicts give the same bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 from collections import Counter
@@ -34,103 +29,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from silo.errors import ConfigError
 from silo.jsonio import canonical, pretty, write_text_atomic
 from silo.judges.calls import Call, grade_all
+from silo.judges.resolve import model_judges, resolve_judges
 from silo.judges.reward import Formula, combine, combined_formula
 from silo.judges.rubric import Judge, Material, RubricItem, Verdict, material_of, rubric_items
-from silo.judges.scripted import ScriptedJudge
 from silo.redact import redact_value
 from silo.tasks import Task
 
 __all__ = ["JUDGEMENT", "judge_run", "judge_runs", "model_judges", "resolve_judges"]
 
 JUDGEMENT = "judgement.json"
-_MODEL_JUDGES = ("openai", "anthropic")
-
-
-def resolve_judges(specs: Sequence[str | Mapping[str, Any]]) -> list[Judge]:
-    """The judges ``specs`` name (see the module docstring); a bad one is one line."""
-    judges: list[Judge] = []
-    for spec in specs:
-        if isinstance(spec, Mapping):
-            node = dict(spec)
-            also = node.pop("also", None) or []
-            judges += _from_node(node)
-            judges += resolve_judges([str(a) for a in (also if isinstance(also, list) else [also])])
-        elif spec == "none":
-            continue
-        elif spec == "scripted":
-            judges.append(ScriptedJudge())
-        elif spec in _MODEL_JUDGES:
-            judges += _from_node({"name": spec})
-        elif ":" in spec:
-            judges.append(_target(spec, {}))
-        else:
-            raise ConfigError(
-                "config_invalid",
-                f"judge={spec!r}: use none, scripted, openai, anthropic or a target "
-                "pkg.module:factory",
-            )
-    return judges
-
-
-def model_judges(specs: Sequence[str | Mapping[str, Any]]) -> list[str]:
-    """The judges ``specs`` name that are not deterministic (model judges).
-
-    ``openai`` and ``anthropic`` are found by name, without being built (no model needed); a
-    target is built and asked.
-    """
-    found: list[str] = []
-    for spec in specs:
-        if isinstance(spec, Mapping):
-            node = dict(spec)
-            also = node.pop("also", None) or []
-            name = node.get("name")
-            if name in _MODEL_JUDGES:
-                found.append(str(name))
-            elif node.get("_target_"):
-                found += model_judges([str(node["_target_"])])
-            found += model_judges([str(a) for a in (also if isinstance(also, list) else [also])])
-        elif spec in _MODEL_JUDGES:
-            found.append(spec)
-        elif ":" in spec or "." in spec:
-            found += [j.name for j in resolve_judges([spec]) if not j.deterministic]
-    return found
-
-
-def _from_node(node: dict[str, Any]) -> list[Judge]:
-    """The judge of one ``conf/judge/`` node (``name`` or ``_target_``, and settings)."""
-    target = node.pop("_target_", None)
-    if target:
-        return [_target(str(target), node)]
-    name = node.pop("name", None)
-    if name in _MODEL_JUDGES:
-        from silo.judges.model import AnthropicJudge, OpenAIJudge
-
-        kind = OpenAIJudge if name == "openai" else AnthropicJudge
-        return [kind(**node)]
-    if name in (None, "none") and not node:
-        return []
-    if isinstance(name, str) and not node:
-        return resolve_judges([name])
-    raise ConfigError(
-        "config_invalid",
-        f"judge={name}: judge.{sorted(node)[0]} is not a setting of this judge"
-        if node and name in ("none", "scripted")
-        else f"judge={name!r}: use none, scripted, openai, anthropic or target",
-    )
-
-
-def _target(spec: str, settings: Mapping[str, Any]) -> Judge:
-    # pkg.module:factory, or Hydra's spelling pkg.module.factory
-    module, _, attr = spec.partition(":") if ":" in spec else spec.rpartition(".")
-    try:
-        factory = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError, ValueError) as exc:
-        raise ConfigError("config_invalid", f"judge={spec} cannot be imported ({exc})") from None
-    judge: Judge = factory(**settings)
-    return judge
 
 
 def _cache_path(judge: Judge, item: RubricItem, material: Material, cache_dir: Path) -> Path:
