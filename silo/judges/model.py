@@ -19,6 +19,7 @@ is built, before any rollout.
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from collections.abc import Mapping
@@ -100,6 +101,14 @@ class ModelJudge:
         except AgentError as exc:
             text = str(exc).replace("agent.", "judge.")
             raise ConfigError("config_invalid", f"judge={kind}: {text}") from None
+        except TypeError:  # a key the model agents do not take, e.g. +judge.tempreature=0
+            known = set(inspect.signature(self.agent_class.__init__).parameters)
+            known |= set(inspect.signature(ModelAgent.__init__).parameters)
+            wrong = sorted(set(settings) - known) or sorted(settings)
+            raise ConfigError(
+                "config_invalid",
+                f"judge={kind}: judge.{wrong[0]} is not a setting (see conf/judge/{kind}.yaml)",
+            ) from None
         self.name: str = kind
         self.model: str | None = model
         self.timeout_s = timeout_s

@@ -155,6 +155,8 @@ def test_bad_model_judge_settings_are_one_line() -> None:
         resolve_judges(["openai"])
     with pytest.raises(ConfigError, match=r"judge=anthropic: agent|judge=anthropic: .*judge\."):
         resolve_judges([{"name": "anthropic", "model": "m", "max_tokens": 0}])
+    with pytest.raises(ConfigError, match=r"^judge=openai: judge.tempreture is not a setting"):
+        resolve_judges([{"name": "openai", "model": "m", "tempreture": 0}])
     assert model_judges([{"name": "scripted", "also": ["anthropic"]}]) == ["anthropic"]
     assert model_judges(["scripted", {"name": "none"}]) == []
 
