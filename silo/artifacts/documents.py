@@ -27,6 +27,7 @@ __all__ = [
     "CheckDocument",
     "CollectionChanges",
     "InfraErrorRecord",
+    "JudgedSummary",
     "NotGradedRecord",
     "ModelStepEvent",
     "ResultDocument",
@@ -132,6 +133,8 @@ class RunDocument(TypedDict):
     environmentError: NotRequired[str]  # a verifier raised: the environment's fault
     modelUnreachable: NotRequired[bool]  # model_error: the endpoint refused the connection
     agentOutputTruncated: NotRequired[dict[str, int]]  # {chars, keptChars}
+    # a task's opt-in combinedReward, added by its judging: {formula, checks, judged, reward}
+    combinedReward: NotRequired[dict[str, Any]]
 
 
 class _Event(TypedDict):
@@ -228,6 +231,18 @@ TraceEvent = (
 """One line of ``trace.jsonl``; ``type`` tells which."""
 
 
+class JudgedSummary(TypedDict):
+    """A row's judged items (its runs' ``judgement.json``), counted apart from the checks."""
+
+    runs: int
+    passed: int
+    failed: int
+    abstained: int
+    judgeErrors: int  # runs a judge failed on (its endpoint), not the agent's failure
+    passRate: float | None  # passed / (passed + failed); None when no item was graded
+    meanCombinedReward: NotRequired[float]  # tasks that declare a combinedReward only
+
+
 class SummaryRow(TypedDict):
     """One task x agent of a group: its rollouts by outcome; rates and pass^k over the graded.
 
@@ -254,6 +269,7 @@ class SummaryRow(TypedDict):
     userIdentity: NotRequired[dict[str, Any]]
     usage: NotRequired[dict[str, int | float]]
     estimatedCost: NotRequired[float]  # the runs' estimatedCost summed (priced runs only)
+    judged: NotRequired[JudgedSummary]  # runs judged with judge=: their rubric items, apart
 
 
 class AgentSummaryRow(TypedDict):
@@ -279,6 +295,7 @@ class TemplateSummaryRow(TypedDict):
     passRate: float
     meanReward: float
     passHatK: dict[str, float]
+    judged: NotRequired[JudgedSummary]  # the instances' judged items, pooled
 
 
 class InfraErrorRecord(TypedDict):
