@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.atomic import write_text_atomic
 from silo.errors import AuthoringError
-from silo.jsonio import pretty, write_text_atomic
+from silo.jsonio import pretty
 
 __all__ = ["Edit", "FILE_ID", "check_file_id", "load_json", "relative"]
 

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.agents.resolve import resolve_agent
+from silo.artifacts.atomic import write_text_atomic
 from silo.artifacts.run_folder import unwritable
 from silo.batch.baseline_changes import explain_changes
 from silo.batch.baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
@@ -46,7 +47,7 @@ from silo.batch.outcomes import LABELS, rollout_outcome, start_outcome
 from silo.batch.point import Point, run_point
 from silo.batch.sweep import ordered_map
 from silo.errors import BaselineError, SiloError
-from silo.jsonio import pretty, write_text_atomic
+from silo.jsonio import pretty
 from silo.loading.environment import load_environment
 from silo.users.resolve import resolve_user
 

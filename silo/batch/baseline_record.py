@@ -17,9 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.atomic import write_text_atomic
 from silo.batch.baseline_config import Entry, entries_from_text, load_entries
 from silo.errors import SiloError
-from silo.jsonio import write_text_atomic
 
 __all__ = ["entry_document", "recorded_entry", "remember_entry"]
 

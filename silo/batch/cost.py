@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.atomic import write_json_atomic
 from silo.errors import ConfigError
-from silo.jsonio import write_json_atomic
 
 __all__ = ["PriceTable", "estimated_cost", "price_table", "record_costs", "summed_cost"]
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from silo.artifacts.atomic import remove_if_stale
 from silo.artifacts.documents import (
     AgentSummaryRow,
     NotGradedRecord,
@@ -58,7 +59,6 @@ from silo.batch.outcomes import (
     rollout_outcome,
 )
 from silo.batch.template_rows import template_rows
-from silo.jsonio import remove_if_stale
 
 __all__ = [
     "Rollout",
@@ -503,7 +503,7 @@ def _tokens(row: SummaryRow) -> str:
 
 def write_summary(group_dir: Path) -> dict[str, Any]:
     """Summarize ``group_dir``, write ``summary.json`` there, and return it with its table."""
-    from silo.jsonio import write_json_atomic
+    from silo.artifacts.atomic import write_json_atomic
 
     summary = summarize(group_dir)
     write_json_atomic(group_dir / "summary.json", summary)

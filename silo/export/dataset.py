@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.atomic import write_text_atomic
 from silo.batch.summary import Rollout, load_rollout, run_folders
 from silo.errors import ArtifactError, ConfigError
 from silo.export.rows import identity_of, rl_row, sft_row, task_and_variant
 from silo.export.turns import model_turns
 from silo.integrations.extras import require
-from silo.jsonio import write_text_atomic
 
 __all__ = ["FORMATS", "KINDS", "Filters", "export_rows", "export_runs", "format_of"]
 

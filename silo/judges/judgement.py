@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.atomic import write_text_atomic
 from silo.errors import ConfigError
-from silo.jsonio import canonical, pretty, write_text_atomic
+from silo.jsonio import canonical, pretty
 from silo.judges.rubric import Judge, Material, RubricItem, Verdict, material_of, rubric_items
 from silo.judges.scripted import ScriptedJudge
 from silo.tasks import Task

@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from silo.agents.contract import UserChannel, output_text
+from silo.artifacts.atomic import write_json_new
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
 from silo.errors import ConfigError, EnvironmentLoadError
-from silo.jsonio import plain_copy, write_json_new
+from silo.jsonio import plain_copy
 from silo.loading.environment import (
     MANIFEST,
     Environment,

@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from silo.jsonio import compact_encoder, create_file, write_all
+from silo.artifacts.atomic import create_file, write_all
+from silo.jsonio import compact_encoder
 from silo.redact import redact
 
 __all__ = ["Timestamps", "TraceWriter", "event_json", "utc_now_iso"]

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.atomic import remove_stale_in, write_text_atomic
 from silo.distribution import version
-from silo.jsonio import remove_stale_in, write_text_atomic
 from silo.view.html import mapping
 from silo.view.index_page import GroupEntry, index_body
 from silo.view.optional_json import optional_json
