@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from silo.artifacts.atomic import remove_stale_in, write_text_atomic
+from silo.artifacts.run_reader import optional_json
 from silo.distribution import version
 from silo.view.html import mapping
 from silo.view.index_page import GroupEntry, index_body
-from silo.view.optional_json import optional_json
 from silo.view.run_detail import run_detail
 from silo.view.run_record import RunRecord, read_record, record_from_json, stamp
 from silo.view.site import folder_kind

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.run_reader import optional_json
 from silo.view.html import esc, json_block, records, table
-from silo.view.optional_json import optional_json
 
 __all__ = ["CHANGES_FILE", "changes_table", "read_changes"]
 

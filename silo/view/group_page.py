@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.run_reader import optional_json
 from silo.batch.outcomes import LABELS, count_line
 from silo.batch.summary import (
     Rollout,
@@ -30,7 +31,6 @@ from silo.batch.summary import (
     summarize,
 )
 from silo.view.html import anchor, badge, esc, table
-from silo.view.optional_json import optional_json
 from silo.view.run_page import RUN_FILES, RunFolder, load_run, run_section, verdict
 
 __all__ = ["group_body", "is_group"]

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.run_reader import optional_json
 from silo.view.html import mapping
-from silo.view.optional_json import optional_json
 from silo.view.run_page import RUN_FILES, load_run, verdict
 
 __all__ = ["ARTIFACT_FILES", "RunRecord", "read_record", "record_from_json", "stamp"]

@@ -1,8 +1,7 @@
 """``trace.jsonl`` as HTML: the timeline of ``silo-view`` run reports.
 
-Contract: :func:`read_trace` reads a trace line by line and never raises for damage: a line
-that is not a JSON object (a line cut when the run was killed mid-write) becomes a
-:class:`BadLine` in its place, and a file that cannot be read adds a sentence to ``problems``.
+Contract: a trace is read by :func:`silo.artifacts.run_reader.read_trace` (re-exported here with
+:class:`BadLine`), which never raises for damage.
 :func:`timeline` renders the events in file order as cards: each ``tool_call`` with its
 ``tool_result`` paired by ``callId`` (tool, input, output — collapsed when long —, duration,
 ``isError`` in red with the error's ``code``; a call with no result says so, a result with no
@@ -15,47 +14,16 @@ from __future__ import annotations
 
 import json
 from contextlib import suppress
-from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from silo.safe_files import UnreadableFile, read_bytes_file
+from silo.artifacts.run_reader import BadLine, read_trace
 from silo.view.html import esc, fmt_ms, json_block, mapping, records, table, text_block
 
 __all__ = ["BadLine", "read_trace", "timeline"]
 
 _SKIP = ("seq", "type", "at")  # event keys shown in the card's head
 _NO_OUTPUT = '<p class="muted">null: the agent returned nothing, raised or was abandoned</p>'
-
-
-@dataclass(frozen=True)
-class BadLine:
-    """A ``trace.jsonl`` line that is not a JSON object."""
-
-    number: int
-    raw: str
-
-
-def read_trace(path: Path, problems: list[str]) -> list[dict[str, Any] | BadLine]:
-    """Every line of ``trace.jsonl`` as an event, or a :class:`BadLine` where it does not parse."""
-    try:
-        data = read_bytes_file(path, follow=False)
-    except UnreadableFile as exc:
-        if exc.why != "does not exist":
-            problems.append(f"trace.jsonl unreadable: {exc.why}")
-        return []
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    trace: list[dict[str, Any] | BadLine] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            event = None
-        trace.append(event if isinstance(event, dict) else BadLine(number, line))
-    return trace
 
 
 def _offset(at: Any, origin: datetime | None) -> str:
