@@ -18,7 +18,6 @@ transcript. A task without one is rolled out exactly as before.
 from __future__ import annotations
 
 import contextvars
-import functools
 import os
 import threading
 import time
@@ -33,12 +32,11 @@ from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
 from silo.errors import ConfigError, EnvironmentLoadError
 from silo.jsonio import plain_copy
+from silo.loading.discovery import locate, project_path
 from silo.loading.environment import (
     MANIFEST,
     Environment,
     check_tools,
-    find_project_dir,
-    load_environment,
     tool_mistake,
 )
 from silo.loading.modules import describe_exception
@@ -59,7 +57,7 @@ __all__ = [
     "Rollout",
     "RolloutResult",
     "grade",
-    "locate",
+    "locate",  # moved to silo.loading.discovery; importable here as before
     "project_path",
 ]
 
@@ -189,6 +187,7 @@ class Rollout:
 
     def __init__(
         self,
+        *,
         environment: Environment,
         task: Task,
         verifier: Verifier,
@@ -297,8 +296,8 @@ class Rollout:
             run["user"] = simulated.label
             run["userIdentity"] = simulated.user.identity(seed)
         rollout = cls(
-            environment, task, verifier, limits, pool, world, trace, run_id, run_dir, run,
-            run_fields,
+            environment=environment, task=task, verifier=verifier, limits=limits, pool=pool,
+            world=world, trace=trace, run_id=run_id, run_dir=run_dir, run=run, extra=run_fields,
         )  # fmt: skip
         try:
             tools_text, tools_utf8, specs = pool.derived(tools_json, world)
@@ -454,50 +453,6 @@ class Rollout:
             self.environment.name, task, result, state_diff, run, self.run_id, run_dir,
             changes, trace,
         )  # fmt: skip
-
-
-def locate(
-    env: str | Path | Environment,
-    task: str | Task,
-    project_dir: Path | None,
-    runs_dir: Path | None,
-    write_artifacts: bool,
-) -> tuple[Path | None, Environment, Task, Path | None]:
-    """The project, environment, task and runs folder (None: in memory) of a new rollout.
-
-    The project is None when nothing here needed it (an :class:`Environment` given, and its
-    runs folder or no artifacts): finding it costs a system call per path part, on every
-    rollout of a sweep. :func:`project_path` finds it for a caller that needs it after all.
-    """
-    project = None
-    if not isinstance(env, Environment) or (write_artifacts and not runs_dir):
-        project = project_path(project_dir)
-    environment = env if isinstance(env, Environment) else load_environment(env, project)
-    the_task = task if isinstance(task, Task) else environment.task(task)
-    if not write_artifacts:
-        return project, environment, the_task, None
-    if runs_dir:
-        return project, environment, the_task, Path(runs_dir)
-    assert project is not None  # looked up above for exactly this
-    return project, environment, the_task, project / ".silo" / "runs"
-
-
-def project_path(project_dir: Path | None) -> Path:
-    """``project_dir`` resolved, or the project found from the working folder (None)."""
-    if not project_dir:
-        return find_project_dir()
-    path = Path(project_dir)
-    return _resolved_absolute(path) if path.is_absolute() else path.resolve()
-
-
-@functools.lru_cache(maxsize=64)
-def _resolved_absolute(path: Path) -> Path:
-    """An absolute folder resolved, and kept.
-
-    A session per episode names the same project each time, and resolving it costs a system
-    call per part of the path.
-    """
-    return path.resolve()
 
 
 def grade(

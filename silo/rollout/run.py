@@ -34,6 +34,7 @@ from silo.agents.contract import (
     unwrap_output,
 )
 from silo.agents.resolve import ResolvedAgent, resolve_agent
+from silo.loading.discovery import locate, project_path
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
 from silo.rollout.bridge import json_value
@@ -42,8 +43,6 @@ from silo.rollout.core import (
     Budget,
     Rollout,
     RolloutResult,
-    locate,
-    project_path,
 )
 from silo.rollout.worker import WORKERS, AgentJob, AgentOutcome
 from silo.tasks import Task

@@ -35,9 +35,10 @@ from typing import Any, NoReturn
 
 from silo.agents.contract import RunLimitError, ToolResult, UserReply
 from silo.errors import SessionError
+from silo.loading.discovery import locate
 from silo.loading.environment import Environment
 from silo.rollout.bridge import json_value
-from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult, locate
+from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
 from silo.rollout.deadlines import DEADLINES, Deadline
 from silo.tasks import Task
 from silo.world.pool import WorldPools
