@@ -1,7 +1,8 @@
 """The agent contract: what an agent receives and what it may return.
 
-Contract: an agent is any callable, sync or ``async``, taking one :class:`AgentInput` and
-returning ``{"output": value}`` (a bare value is accepted too). ``call_tool(name, input)``
+Contract: an agent (:data:`Agent`: :class:`SyncAgent` or :class:`AsyncAgent`) is any callable,
+sync or ``async``, taking one :class:`AgentInput` and returning ``{"output": value}`` (a bare
+value is accepted too). ``call_tool(name, input)``
 returns a :class:`ToolResult` (``{"output": ..., "isError": bool}``) and never raises for a bad
 call; it raises :class:`RunLimitError` once the run has ended (tool-call limit, timeout). The
 result is also awaitable, so async agents may write ``await call_tool(...)``. ``signal`` tells
@@ -19,19 +20,23 @@ finishes its work and returns). Elsewhere ``user`` is None.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 from silo.errors import SiloException
+from silo.json_types import JSON
 
 __all__ = [
+    "Agent",
     "AgentError",
     "AgentFn",
     "AgentInput",
+    "AsyncAgent",
     "CancelSignal",
     "ModelError",
     "RunLimitError",
+    "SyncAgent",
     "ToolResult",
     "UserChannel",
     "UserReply",
@@ -176,7 +181,26 @@ class AgentInput:
         return getattr(self, key)
 
 
-AgentFn = Callable[[AgentInput], Any]
+class SyncAgent(Protocol):
+    """An agent that returns its output: ``{"output": value}`` or the bare value."""
+
+    def __call__(self, inp: AgentInput, /) -> JSON:
+        """Do the task ``inp`` describes, through ``inp.call_tool``; return the output."""
+        ...
+
+
+class AsyncAgent(Protocol):
+    """An agent whose call gives an awaitable of its output (an ``async def``)."""
+
+    def __call__(self, inp: AgentInput, /) -> Awaitable[JSON]:
+        """Do the task ``inp`` describes; the awaitable gives the output."""
+        ...
+
+
+Agent: TypeAlias = SyncAgent | AsyncAgent
+"""What an agent is: a callable, sync or ``async``, taking one :class:`AgentInput`."""
+
+AgentFn = Agent  # the earlier name, kept for imports of silo.agents.contract
 
 
 def unwrap_output(returned: Any) -> Any:

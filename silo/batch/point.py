@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from silo.agents.resolve import AgentSpec, ResolvedAgent
 from silo.errors import TaskError
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
 from silo.rollout.run import Budget, Interrupt, RolloutResult, run_task
+from silo.users.resolve import UserSpec
 from silo.world.pool import WorldPools
 
 __all__ = ["Point", "expand_tasks", "point_arguments", "point_id", "run_point"]
@@ -30,11 +32,11 @@ class Point:
 
     env: str
     task: str
-    agent: Any  # a name, a path, a target or a config mapping (see silo.agents)
+    agent: AgentSpec  # a name, a path, a target or a config mapping (see silo.agents)
     agent_label: str
     budget: Budget
     seed: int = 0
-    user: Any = None  # a conversational task's simulated user (None: not one, or scripted)
+    user: UserSpec = None  # a conversational task's simulated user (None: not one, or scripted)
 
 
 def point_id(point: Point, repeat: int) -> str:
@@ -80,7 +82,7 @@ def run_point(
     runs_dir: Path | None,
     group_id: str | None = None,
     environment: Environment | None = None,
-    agent: Any = None,
+    agent: ResolvedAgent | None = None,
     worlds: WorldPools | None = None,
     interrupt: Interrupt | None = None,
     pid: str | None = None,
@@ -106,7 +108,7 @@ def point_arguments(
     runs_dir: Path | None,
     group_id: str | None,
     environment: Environment | None,
-    agent: Any,
+    agent: ResolvedAgent | None,
     pid: str | None = None,
 ) -> dict[str, Any]:
     """:func:`silo.run_task`'s arguments for repeat ``repeat`` of ``point`` (see run_point)."""

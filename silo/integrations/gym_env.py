@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, SupportsFloat
 
 from silo.integrations.extras import require
+from silo.users.resolve import UserSpec
 
 require("gymnasium", "gym", "silo.gym")
 
@@ -89,7 +90,7 @@ class SiloEnv(gym.Env[str, str]):
         write_artifacts: bool = True,
         max_text: int = MAX_TEXT,
         render_mode: str | None = None,
-        user: Any = None,
+        user: UserSpec = None,
     ) -> None:
         self.episode_spec = EpisodeSpec(
             env=env,

@@ -33,7 +33,7 @@ from silo.agents.contract import (
     RunLimitError,
     unwrap_output,
 )
-from silo.agents.resolve import ResolvedAgent, resolve_agent
+from silo.agents.resolve import AgentSpec, ResolvedAgent, resolve_agent
 from silo.loading.discovery import locate, project_path
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
@@ -46,6 +46,7 @@ from silo.rollout.core import (
 )
 from silo.rollout.worker import WORKERS, AgentJob, AgentOutcome
 from silo.tasks import Task
+from silo.users.resolve import UserSpec
 from silo.world.pool import WorldPools
 
 __all__ = [
@@ -109,7 +110,7 @@ class Interrupt:
 def run_task(
     env: str | Path | Environment,
     task: str | Task,
-    agent: Any = "solver",
+    agent: AgentSpec | ResolvedAgent = "solver",
     budget: Budget | Mapping[str, Any] | None = None,
     *,
     project_dir: Path | None = None,
@@ -121,7 +122,7 @@ def run_task(
     run_fields: Mapping[str, Any] | None = None,
     worlds: WorldPools | None = None,
     interrupt: Interrupt | None = None,
-    user: Any = None,
+    user: UserSpec = None,
 ) -> RolloutResult:
     """Run one rollout and return its graded result (see the module docstring).
 
@@ -151,13 +152,13 @@ class TaskSettings(TypedDict, total=False):
     agent_label: str | None
     run_fields: Mapping[str, Any] | None
     worlds: WorldPools | None
-    user: Any
+    user: UserSpec
 
 
 def open_task(
     env: str | Path | Environment,
     task: str | Task,
-    agent: Any = "solver",
+    agent: AgentSpec | ResolvedAgent = "solver",
     budget: Budget | Mapping[str, Any] | None = None,
     **settings: Unpack[TaskSettings],
 ) -> tuple[Rollout, ResolvedAgent]:
