@@ -13,8 +13,8 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from typing import Any
 
+from silo.json_types import JSON
 from silo.jsondepth import MAX_DEPTH as MAX_DEPTH  # importing it makes room for that depth
 
 __all__ = [
@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 
-OrjsonFunctions = tuple[Callable[..., bytes], Callable[[bytes], Any], int]
+OrjsonFunctions = tuple[Callable[..., bytes], Callable[[bytes], JSON], int]
 
 
 def orjson_functions() -> OrjsonFunctions | None:
@@ -52,7 +52,7 @@ def orjson_functions() -> OrjsonFunctions | None:
 _ORJSON = orjson_functions()  # fixed at import: the hot path reads it, nothing rebinds it
 
 
-def _orjson_round_trip(value: Any, option: int) -> tuple[bytes, Any] | None:
+def _orjson_round_trip(value: JSON, option: int) -> tuple[bytes, JSON] | None:
     """The text orjson writes for ``value`` (with ``option``) and the copy read back, or None.
 
     None unless the copy compares equal to ``value``: that rules out everything orjson is more
@@ -75,7 +75,7 @@ def _orjson_round_trip(value: Any, option: int) -> tuple[bytes, Any] | None:
     return None
 
 
-def compact_encoder(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+def compact_encoder(encoder: json.JSONEncoder) -> Callable[[JSON], str]:
     """The function that writes values as one line of JSON with ``encoder``'s settings.
 
     ``encoder`` must be compact (``indent=None``): the text is one line, as a trace event or an
@@ -95,7 +95,7 @@ def compact_encoder(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     if option is None:
         return exact
 
-    def encode(value: Any) -> str:
+    def encode(value: JSON) -> str:
         # orjson's text where it provably is the encoder's (see pretty): it reads back equal
         # to ``value`` and holds no small float, which the two spell differently.
         found = _orjson_round_trip(value, option)
@@ -122,7 +122,7 @@ def _orjson_compact_option(encoder: json.JSONEncoder) -> int | None:
     return _ORJSON[2] | (orjson.OPT_SORT_KEYS if encoder.sort_keys else 0)
 
 
-def _exact_compact(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+def _exact_compact(encoder: json.JSONEncoder) -> Callable[[JSON], str]:
     """``encoder.encode``, first tried without the circular-reference registry."""
     unchecked = json.JSONEncoder(
         skipkeys=encoder.skipkeys,
@@ -135,7 +135,7 @@ def _exact_compact(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     ).encode
     checked = encoder.encode
 
-    def encode(value: Any) -> str:
+    def encode(value: JSON) -> str:
         try:
             return unchecked(value)
         except RecursionError:
@@ -144,7 +144,7 @@ def _exact_compact(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     return encode
 
 
-exact_loads: Callable[[str], Any] = json.JSONDecoder().decode
+exact_loads: Callable[[str], JSON] = json.JSONDecoder().decode
 """``json.loads`` for text this module's encoders made, minus its per-call type dispatch."""
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -160,12 +160,12 @@ _canonical = compact_encoder(
 _encode_str: Callable[[str], str] = json.JSONEncoder(ensure_ascii=False).encode
 
 
-def canonical(value: Any) -> str:
+def canonical(value: JSON) -> str:
     """Key-order-independent JSON text, for comparing two values structurally."""
     return _canonical(value)
 
 
-def json_copy(value: Any) -> tuple[str, Any]:
+def json_copy(value: JSON) -> tuple[str, JSON]:
     """The compact JSON text of ``value`` and a fresh copy of ``value`` read back from it.
 
     The copy shares no container with ``value`` and equals ``exact_loads(compact(value))``; a
@@ -188,7 +188,7 @@ def json_copy(value: Any) -> tuple[str, Any]:
     return (text.decode() if isinstance(text, bytes) else text), copy
 
 
-def json_copy_utf8(value: Any) -> tuple[bytes | str, Any]:
+def json_copy_utf8(value: JSON) -> tuple[bytes | str, JSON]:
     """:func:`json_copy`, with the text as UTF-8 ``bytes`` when orjson made it.
 
     The text is ``str`` when the standard library made it. For a caller that stores the text
@@ -202,7 +202,7 @@ def json_copy_utf8(value: Any) -> tuple[bytes | str, Any]:
     return text, exact_loads(text)
 
 
-def plain_copy(value: Any) -> Any:
+def plain_copy(value: JSON) -> JSON:
     """A deep copy of ``value`` that shares no container with it and compares equal to it.
 
     orjson copies where its copy provably equals ``value`` (plain JSON data, read from dict
@@ -235,7 +235,7 @@ def _float_text(value: float) -> str:
     return _float_repr(value)
 
 
-def _key_text(key: Any) -> str:
+def _key_text(key: JSON) -> str:
     if isinstance(key, str):
         return _encode_str(key)
     if isinstance(key, float):
@@ -254,7 +254,7 @@ def _key_text(key: Any) -> str:
 _PRETTY_DEPTH = 2 * 64 + 1  # the indent (a newline, 2 spaces a level) of the 64th level
 
 
-def _pretty(value: Any, indent: str) -> str:
+def _pretty(value: JSON, indent: str) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)`` at nesting ``indent`` (newline, spaces).
 
     Same checks in the same order as the standard library's encoder, so the text is identical;
@@ -359,7 +359,7 @@ def _small_float_in(data: bytes) -> bool:
     return False
 
 
-def pretty(value: Any) -> str:
+def pretty(value: JSON) -> str:
     """The text of a JSON artifact: ``json.dumps(value, indent=2, ensure_ascii=False)`` + newline.
 
     The same text, byte for byte. orjson writes it where it provably agrees: its text must read

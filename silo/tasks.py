@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
+from silo.json_types import JSON
 from silo.safe_files import UnreadableFile, read_json_file
 from silo.verifiers import REWARD_MODES
 
@@ -51,12 +52,12 @@ class Task:
     instruction: str
     verifier_id: str
     difficulty: str = "unspecified"
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    extra: dict[str, JSON] = field(default_factory=dict, compare=False)
     source: str = field(default="", compare=False)
     # The parsed ``user`` block (also kept raw in ``extra``); None: not a conversation.
     user: UserSpec | None = field(default=None, compare=False)
     # An instance of a template (see silo.variants): its parameters, template id and number.
-    params: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    params: Mapping[str, JSON] = field(default_factory=dict, compare=False)
     template_id: str = ""
     variant: int | None = None
 
@@ -71,7 +72,7 @@ class Task:
         """The file's ``entities``: the records the task is about, for verifiers and readers."""
         return self.extra.get("entities")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The task in full, as its file says it (used in ``run.json`` and the trace)."""
         return {
             "id": self.id,
@@ -156,7 +157,7 @@ class UserSpec:
     end_say: str = "Thanks, that's everything."
 
 
-def _text(raw: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str:
+def _text(raw: Mapping[str, JSON], key: str, where: str, default: str | None = None) -> str:
     value = raw.get(key, default)
     if not isinstance(value, str) or not value.strip():
         raise TaskError("task_invalid", f'{where}: "{key}" must be a non-empty string')

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
+from silo.json_types import JSON
 from silo.tasks import DIFFICULTIES, Task, parse_task, read_task_file
 
 __all__ = [
@@ -46,7 +47,7 @@ __all__ = [
     "split_instance_id",
 ]
 
-Generator = Callable[[Mapping[str, Any], int], Mapping[str, Any]]
+Generator = Callable[[Mapping[str, JSON], int], Mapping[str, JSON]]
 """An environment's parameter generator: ``fn(initial_world, seed)`` → the parameters."""
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -58,11 +59,11 @@ class Template:
     """A templated task: its raw file, the parameters it declares and where they come from."""
 
     id: str
-    raw: Mapping[str, Any]
+    raw: Mapping[str, JSON]
     parameters: tuple[str, ...]
     source: str
     generator: str = ""
-    values: tuple[Mapping[str, Any], ...] = ()
+    values: tuple[Mapping[str, JSON], ...] = ()
 
     @property
     def verifier_id(self) -> str:
@@ -86,7 +87,7 @@ def placeholders(value: Any) -> set[str]:
     return set()
 
 
-def parse_template(raw: Mapping[str, Any], source: str) -> Template:
+def parse_template(raw: Mapping[str, JSON], source: str) -> Template:
     """The :class:`Template` of a task file whose ``template`` block is set; bad ones raise."""
     block = raw["template"]
     where = f"{source}: template"
@@ -130,7 +131,7 @@ def parse_template(raw: Mapping[str, Any], source: str) -> Template:
     return template
 
 
-def _checked(template: Template, params: Any, where: str) -> dict[str, Any]:
+def _checked(template: Template, params: Any, where: str) -> dict[str, JSON]:
     if not isinstance(params, Mapping):
         raise TaskError("task_invalid", f"{where} must be an object of parameters")
     missing = [name for name in template.parameters if name not in params]
@@ -144,7 +145,7 @@ def _checked(template: Template, params: Any, where: str) -> dict[str, Any]:
     return dict(params)
 
 
-def _fill(value: Any, params: Mapping[str, Any]) -> Any:
+def _fill(value: Any, params: Mapping[str, JSON]) -> Any:
     if isinstance(value, str):
         whole = _PLACEHOLDER.fullmatch(value)
         if whole is not None and whole.group(1) in params:
@@ -182,7 +183,7 @@ def split_instance_id(task_id: str) -> tuple[str, int | None]:
 
 
 def instantiate(
-    template: Template, number: int, world: Mapping[str, Any], generators: Mapping[str, Any]
+    template: Template, number: int, world: Mapping[str, JSON], generators: Mapping[str, Generator]
 ) -> Task:
     """Instance ``number`` of ``template``, its parameters made from the initial ``world``."""
     tid = instance_id(template.id, number)
@@ -211,7 +212,7 @@ def instantiate(
 
 
 def instance_count(
-    template: Template, world: Mapping[str, Any], generators: Mapping[str, Any]
+    template: Template, world: Mapping[str, JSON], generators: Mapping[str, Generator]
 ) -> int | None:
     """How many distinct instances ``template`` can make, when that is known (else None)."""
     if template.values:
@@ -220,7 +221,7 @@ def instance_count(
     return int(count(world)) if callable(count) else None
 
 
-def _key(params: Mapping[str, Any]) -> str:
+def _key(params: Mapping[str, JSON]) -> str:
     from silo.jsonio import canonical
 
     return canonical(dict(params))
@@ -236,12 +237,12 @@ def random_instance(template_id: str, seed: int, count: int | None) -> int:
 class _FromCandidates:
     """A generator visiting every candidate in one fixed shuffled order (see module doc)."""
 
-    candidates: Callable[[Mapping[str, Any]], Sequence[Mapping[str, Any]]]
+    candidates: Callable[[Mapping[str, JSON]], Sequence[Mapping[str, JSON]]]
 
-    def count(self, world: Mapping[str, Any]) -> int:
+    def count(self, world: Mapping[str, JSON]) -> int:
         return len(self.candidates(world))
 
-    def __call__(self, world: Mapping[str, Any], seed: int) -> Mapping[str, Any]:
+    def __call__(self, world: Mapping[str, JSON], seed: int) -> Mapping[str, JSON]:
         found = list(self.candidates(world))
         if not found:
             raise TaskError("task_invalid", "the generator found no valid parameters in this world")
@@ -251,7 +252,7 @@ class _FromCandidates:
 
 
 def candidates_generator(
-    candidates: Callable[[Mapping[str, Any]], Sequence[Mapping[str, Any]]],
+    candidates: Callable[[Mapping[str, JSON]], Sequence[Mapping[str, JSON]]],
 ) -> Generator:
     """A generator from ``candidates(world)``: every valid parameter set, in any order.
 

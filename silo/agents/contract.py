@@ -72,7 +72,7 @@ class ModelError(SiloException):
         self.connect_failed = connect_failed
 
 
-class ToolResult(dict[str, Any]):
+class ToolResult(dict[str, JSON]):
     """``{"output": ..., "isError": bool}``; ``await`` on it returns itself."""
 
     __slots__ = ()
@@ -92,7 +92,7 @@ class ToolResult(dict[str, Any]):
         yield  # pragma: no cover - makes this a generator
 
 
-class UserReply(dict[str, Any]):
+class UserReply(dict[str, JSON]):
     """``{"text": str, "ended": bool, "isError": bool}``; ``await`` on it returns itself."""
 
     __slots__ = ()
@@ -167,14 +167,14 @@ class AgentInput:
     """What an agent receives. Also readable as a mapping: ``inp["task"]``."""
 
     task: str
-    tools: list[dict[str, Any]]
+    tools: list[dict[str, JSON]]
     call_tool: Callable[..., ToolResult]
     signal: CancelSignal
     seed: int = 0
     task_id: str = ""
     environment: str = ""
     deadline: float = float("inf")  # time.monotonic() at which the run times out
-    emit: Callable[[str, Mapping[str, Any]], None] = field(default=lambda kind, data: None)
+    emit: Callable[[str, Mapping[str, JSON]], None] = field(default=lambda kind, data: None)
     user: UserChannel | None = None  # set for conversational tasks only
 
     def __getitem__(self, key: str) -> Any:

@@ -47,7 +47,7 @@ class ResolvedAgent:
     deterministic: bool
 
 
-def _finish(obj: Any, kwargs: dict[str, Any], path: str, label: str) -> ResolvedAgent:
+def _finish(obj: Any, kwargs: dict[str, JSON], path: str, label: str) -> ResolvedAgent:
     if inspect.isclass(obj) or kwargs:
         try:
             obj = obj(**kwargs)

@@ -16,6 +16,7 @@ from typing import Any
 from silo.authoring.files import Edit, check_file_id, load_json, relative
 from silo.authoring.guard import keep_if_it_starts
 from silo.errors import AuthoringError
+from silo.json_types import JSON
 
 __all__ = ["add_data", "data_path", "list_data", "remove_data", "show_data", "update_data"]
 
@@ -43,7 +44,7 @@ def _size(value: Any) -> int | None:
     return len(value) if isinstance(value, (list, dict)) else None
 
 
-def list_data(root: Path) -> list[dict[str, Any]]:
+def list_data(root: Path) -> list[dict[str, JSON]]:
     """Every data file: its name and how many records it holds (``null`` for a scalar)."""
     folder = root / "data"
     paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
@@ -55,7 +56,7 @@ def show_data(root: Path, name: str) -> Any:
     return load_json(root, data_path(root, name, exists=True))
 
 
-def add_data(root: Path, name: str, value: Any) -> dict[str, Any]:
+def add_data(root: Path, name: str, value: Any) -> dict[str, JSON]:
     """Create ``data/<name>.json`` holding ``value``; refuses to replace an existing file."""
     path = data_path(root, name, exists=False)
     edit = keep_if_it_starts(root, f"adding {relative(root, path)}", _writing(path, value))
@@ -86,7 +87,7 @@ def _set_record(root: Path, path: Path, current: Any, record_id: str, value: Any
     )
 
 
-def update_data(root: Path, name: str, value: Any, record_id: str | None = None) -> dict[str, Any]:
+def update_data(root: Path, name: str, value: Any, record_id: str | None = None) -> dict[str, JSON]:
     """Replace the file's value, or with ``record_id`` set (add or replace) that one record."""
     path = data_path(root, name, exists=True)
     if record_id is not None:
@@ -95,7 +96,7 @@ def update_data(root: Path, name: str, value: Any, record_id: str | None = None)
     return {"action": "updated", "file": path.stem, "record": record_id, "files": edit.written()}
 
 
-def remove_data(root: Path, name: str) -> dict[str, Any]:
+def remove_data(root: Path, name: str) -> dict[str, JSON]:
     """Delete ``data/<name>.json``; refused when the environment would stop starting."""
     path = data_path(root, name, exists=True)
     keep_if_it_starts(root, f"removing {relative(root, path)}", lambda edit: edit.remove(path))

@@ -13,10 +13,10 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from silo.agents.resolve import AgentSpec, ResolvedAgent
 from silo.errors import TaskError
+from silo.json_types import JSON
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
 from silo.rollout.run import Budget, Interrupt, RolloutResult, run_task
@@ -110,7 +110,7 @@ def point_arguments(
     environment: Environment | None,
     agent: ResolvedAgent | None,
     pid: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, JSON]:
     """:func:`silo.run_task`'s arguments for repeat ``repeat`` of ``point`` (see run_point)."""
     pid = (pid or point_id(point, repeat)) if group_id else None
     fields = None if pid is None else {"pointId": pid, "repeat": repeat}

@@ -20,6 +20,7 @@ from typing import Any
 
 from silo.authoring import data, generate, tasks
 from silo.cli.args import Args, UsageError, out, output_format, parse, parse_bool, run_command
+from silo.json_types import JSON
 from silo.jsonio import pretty
 from silo.loading.environment import find_project_dir, load_environment, resolve_environment_dir
 from silo.loading.project import default_environment
@@ -90,8 +91,8 @@ def _value(args: Args) -> Any:
     return _json_value(f"from={path}: the file", text)
 
 
-def _task_fields(args: Args) -> dict[str, Any]:
-    fields: dict[str, Any] = {k: v for k, v in args.values.items() if k in _TASK_FIELDS}
+def _task_fields(args: Args) -> dict[str, JSON]:
+    fields: dict[str, JSON] = {k: v for k, v in args.values.items() if k in _TASK_FIELDS}
     if "entities" in fields:
         fields["entities"] = _json_value("entities", fields["entities"])
         if not isinstance(fields["entities"], dict):

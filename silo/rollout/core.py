@@ -31,6 +31,7 @@ from silo.artifacts.atomic import write_json_new
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
 from silo.errors import ConfigError, EnvironmentLoadError
+from silo.json_types import JSON
 from silo.jsonio import plain_copy
 from silo.loading.discovery import locate, project_path
 from silo.loading.environment import (
@@ -79,7 +80,7 @@ class Budget:
     max_user_turns: int = 20  # read only by conversational tasks
 
     @classmethod
-    def of(cls, value: Budget | Mapping[str, Any] | None) -> Budget:
+    def of(cls, value: Budget | Mapping[str, JSON] | None) -> Budget:
         """A budget from itself, a mapping of its two keys (checked: one clear error), or None."""
         if value is None:
             return cls()
@@ -113,12 +114,12 @@ class RolloutResult:
     environment: str
     task: Task
     result: ResultDocument
-    state_diff: dict[str, Any]
-    run: dict[str, Any]
+    state_diff: dict[str, JSON]
+    run: dict[str, JSON]
     run_id: str | None = None
     run_dir: Path | None = None
     # The field-level changes (silo.world.changes): the third oracle document.
-    state_changes: dict[str, Any] = field(default_factory=dict)
+    state_changes: dict[str, JSON] = field(default_factory=dict)
     # The run's trace writer: kept in memory (write_artifacts=False), its tool events are
     # rendered to text only when trace_lines is read.
     trace: TraceWriter | None = field(default=None, repr=False, compare=False)
@@ -171,7 +172,7 @@ def _tool_mistake(world: World) -> str:
     return tool_mistake(world.tool_list) or ""
 
 
-def tools_json(world: World) -> tuple[str, bytes, list[dict[str, Any]]]:
+def tools_json(world: World) -> tuple[str, bytes, list[dict[str, JSON]]]:
     """The tool specs and the ``tools`` of ``run_start`` as JSON text and UTF-8.
 
     Made once per pool (:meth:`WorldPool.derived`): every world of an environment offers the
@@ -197,8 +198,8 @@ class Rollout:
         trace: TraceWriter,
         run_id: str | None,
         run_dir: Path | None,
-        run: dict[str, Any],
-        extra: Mapping[str, Any] | None = None,
+        run: dict[str, JSON],
+        extra: Mapping[str, JSON] | None = None,
     ) -> None:
         self.environment, self.task, self.verifier, self.limits = (
             environment,
@@ -210,7 +211,7 @@ class Rollout:
         self.run_id, self.run_dir, self.run_fields = run_id, run_dir, run
         self.extra = dict(extra or {})  # the caller's own run.json keys, written last
         self.bridge = Bridge(world, trace, limits.max_tool_calls)
-        self.tool_specs: list[dict[str, Any]] = []
+        self.tool_specs: list[dict[str, JSON]] = []
         self.clock = time.monotonic()
         self.deadline = float("inf")
         self.result: RolloutResult | None = None
@@ -241,7 +242,7 @@ class Rollout:
         agent_path: str | None,
         runs_dir: Path | None,
         group_id: str | None = None,
-        run_fields: Mapping[str, Any] | None = None,
+        run_fields: Mapping[str, JSON] | None = None,
         worlds: WorldPools | None = None,
         user: UserSpec = None,
     ) -> Rollout:
@@ -279,7 +280,7 @@ class Rollout:
         }
         if simulated is not None:
             config["maxUserTurns"] = limits.max_user_turns
-        run: dict[str, Any] = {
+        run: dict[str, JSON] = {
             "schemaVersion": SCHEMA_VERSION,
             "runId": run_id,
             "groupId": group_id,
@@ -380,7 +381,7 @@ class Rollout:
             conversation.close(reason)
         error = recorded_error(error)
         output, cut = stored_output(output)
-        answer: dict[str, Any] = {"output": output}
+        answer: dict[str, JSON] = {"output": output}
         if cut is not None:  # say so wherever the answer is kept
             self.extra["agentOutputTruncated"] = cut
             if "chars" in cut:
@@ -460,7 +461,7 @@ def grade(
     world: World,
     output: Any,
     task: Task,
-    state_diff: dict[str, Any],
+    state_diff: dict[str, JSON],
     conversation: tuple[Mapping[str, str], ...] = (),
     environment: Environment | None = None,
 ) -> tuple[Score | None, str | None, bool]:

@@ -34,6 +34,7 @@ from silo.agents.contract import (
     unwrap_output,
 )
 from silo.agents.resolve import AgentSpec, ResolvedAgent, resolve_agent
+from silo.json_types import JSON
 from silo.loading.discovery import locate, project_path
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
@@ -111,7 +112,7 @@ def run_task(
     env: str | Path | Environment,
     task: str | Task,
     agent: AgentSpec | ResolvedAgent = "solver",
-    budget: Budget | Mapping[str, Any] | None = None,
+    budget: Budget | Mapping[str, JSON] | None = None,
     *,
     project_dir: Path | None = None,
     runs_dir: Path | None = None,
@@ -119,7 +120,7 @@ def run_task(
     seed: int = 0,
     group_id: str | None = None,
     agent_label: str | None = None,
-    run_fields: Mapping[str, Any] | None = None,
+    run_fields: Mapping[str, JSON] | None = None,
     worlds: WorldPools | None = None,
     interrupt: Interrupt | None = None,
     user: UserSpec = None,
@@ -150,7 +151,7 @@ class TaskSettings(TypedDict, total=False):
     seed: int
     group_id: str | None
     agent_label: str | None
-    run_fields: Mapping[str, Any] | None
+    run_fields: Mapping[str, JSON] | None
     worlds: WorldPools | None
     user: UserSpec
 
@@ -159,7 +160,7 @@ def open_task(
     env: str | Path | Environment,
     task: str | Task,
     agent: AgentSpec | ResolvedAgent = "solver",
-    budget: Budget | Mapping[str, Any] | None = None,
+    budget: Budget | Mapping[str, JSON] | None = None,
     **settings: Unpack[TaskSettings],
 ) -> tuple[Rollout, ResolvedAgent]:
     """Step 1 of :func:`run_task` (same arguments): the open rollout and its resolved agent."""

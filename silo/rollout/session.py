@@ -35,6 +35,7 @@ from typing import Any, NoReturn
 
 from silo.agents.contract import RunLimitError, ToolResult, UserReply
 from silo.errors import SessionError
+from silo.json_types import JSON
 from silo.loading.discovery import locate
 from silo.loading.environment import Environment
 from silo.rollout.bridge import json_value
@@ -54,13 +55,13 @@ def open_session(
     task: str | Task,
     *,
     seed: int = 0,
-    budget: Budget | Mapping[str, Any] | None = None,
+    budget: Budget | Mapping[str, JSON] | None = None,
     runs_dir: Path | None = None,
     write_artifacts: bool = True,
     project_dir: Path | None = None,
     group_id: str | None = None,
     agent_label: str = "session",
-    run_fields: Mapping[str, Any] | None = None,
+    run_fields: Mapping[str, JSON] | None = None,
     worlds: WorldPools | None = None,
     user: UserSpec = None,
 ) -> Session:
@@ -145,7 +146,7 @@ class Session:
         return self._rollout.task
 
     @property
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[dict[str, JSON]]:
         """The offered tools: ``name``, ``description``, ``inputSchema`` (a fresh copy)."""
         return [dict(spec) for spec in self._rollout.tool_specs]
 

@@ -51,7 +51,7 @@ def _import(target: str) -> Any:
         ) from None
 
 
-def _build(factory: Any, kwargs: dict[str, Any], label: str) -> ResolvedUser:
+def _build(factory: Any, kwargs: dict[str, JSON], label: str) -> ResolvedUser:
     obj = factory
     if inspect.isclass(factory) or kwargs:
         try:

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 from silo.agents.contract import Agent
 from silo.agents.resolve import AgentSpec
 from silo.errors import SiloError
+from silo.json_types import JSON
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception, load_file
@@ -235,7 +236,7 @@ def _check_solver_run(env: Environment, task: Task, run: RolloutResult, report: 
     )
 
 
-def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+def _first_difference(a: Mapping[str, JSON], b: Mapping[str, JSON]) -> str:
     for key in list(a) + [k for k in b if k not in a]:
         if canonical(a.get(key)) != canonical(b.get(key)):
             return key
@@ -243,7 +244,7 @@ def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
 
 
 def _check_same(task: Task, first: RolloutResult, second: RolloutResult, report: Report) -> None:
-    pairs: tuple[tuple[str, Mapping[str, Any], Mapping[str, Any]], ...] = (
+    pairs: tuple[tuple[str, Mapping[str, JSON], Mapping[str, JSON]], ...] = (
         ("result.json", first.result, second.result),
         ("state-diff.json", first.state_diff, second.state_diff),
     )

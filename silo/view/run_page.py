@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo.artifacts.run_reader import RUN_FILES, RunFolder, load_run
+from silo.json_types import JSON
 from silo.view.dialogue import conversation, has_conversation
 from silo.view.html import (
     anchor,
@@ -44,11 +45,11 @@ def verdict(run: RunFolder) -> str:
     return "UNFINISHED" if passed is None else "PASS" if passed else "FAIL"
 
 
-def _facts(run: RunFolder) -> dict[str, Any]:
+def _facts(run: RunFolder) -> dict[str, JSON]:
     """Header values: run.json and result.json first, else what the trace recorded."""
     start, end, graded = run.event("run_start"), run.event("run_end"), run.event("verifier_result")
-    meta: Mapping[str, Any] = run.run or {}
-    result: Mapping[str, Any] = run.result or {}
+    meta: Mapping[str, JSON] = run.run or {}
+    result: Mapping[str, JSON] = run.result or {}
     task = meta.get("task") or start.get("task") or {}
     return {
         "task": mapping(task),
@@ -73,7 +74,7 @@ def _value(value: Any) -> str:
     return '<span class="muted">-</span>' if value is None else esc(value)
 
 
-def _header(run: RunFolder, facts: dict[str, Any], prefix: str) -> str:
+def _header(run: RunFolder, facts: dict[str, JSON], prefix: str) -> str:
     task, reward, error = facts["task"], facts["reward"], facts["error"]
     checks = facts["checks"]
     required = [c for c in checks if c.get("required", True)]
@@ -101,11 +102,11 @@ def _header(run: RunFolder, facts: dict[str, Any], prefix: str) -> str:
     return f"<h1>{badge(verdict(run))}{esc(title)}</h1>{grid(pairs)}{warnings}<nav>{nav}</nav>"
 
 
-def _passed(checks: list[dict[str, Any]]) -> str:
+def _passed(checks: list[dict[str, JSON]]) -> str:
     return f"{sum(1 for c in checks if c.get('passed'))}/{len(checks)}" if checks else "-"
 
 
-def _checks(facts: dict[str, Any]) -> str:
+def _checks(facts: dict[str, JSON]) -> str:
     checks = facts["checks"]
     if not checks:
         return '<p class="muted">No checks recorded.</p>'
@@ -166,7 +167,7 @@ def _diff(run: RunFolder) -> str:
     return "".join(parts)
 
 
-def _config(run: RunFolder, facts: dict[str, Any]) -> str:
+def _config(run: RunFolder, facts: dict[str, JSON]) -> str:
     config = mapping(facts["config"])
     pairs = [
         (key, f"<code>{esc(value if isinstance(value, str) else json_text(value))}</code>")

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from silo.artifacts.run_reader import BadLine, read_trace
+from silo.json_types import JSON
 from silo.view.html import esc, fmt_ms, json_block, mapping, records, table, text_block
 
 __all__ = ["BadLine", "read_trace", "timeline"]
@@ -35,7 +36,7 @@ def _offset(at: Any, origin: datetime | None) -> str:
         return "" if at is None else esc(at)
 
 
-def _card(css: str, kind: str, head: str, body: str, event: dict[str, Any], origin: Any) -> str:
+def _card(css: str, kind: str, head: str, body: str, event: dict[str, JSON], origin: Any) -> str:
     seq = f'<span class="muted">#{esc(event["seq"])}</span>' if "seq" in event else ""
     at = _offset(event.get("at"), origin)
     return (
@@ -44,7 +45,7 @@ def _card(css: str, kind: str, head: str, body: str, event: dict[str, Any], orig
     )
 
 
-def _tool_card(call: dict[str, Any], result: dict[str, Any] | None, origin: Any) -> str:
+def _tool_card(call: dict[str, JSON], result: dict[str, JSON] | None, origin: Any) -> str:
     """A ``tool_call`` with its ``tool_result`` (``None``: the run ended before it came)."""
     bits = [f"call {call.get('callId', '?')}"]
     body = f'<div class="label">input</div>{json_block(call.get("input"))}'
@@ -63,7 +64,7 @@ def _tool_card(call: dict[str, Any], result: dict[str, Any] | None, origin: Any)
     return _card(css, "tool call", head, body, call, origin)
 
 
-def _model_card(event: dict[str, Any], origin: Any) -> str:
+def _model_card(event: dict[str, JSON], origin: Any) -> str:
     response, usage = mapping(event.get("response")), mapping(event.get("usage"))
     bits = [f"turn {event.get('turn', '?')}", fmt_ms(event.get("latencyMs"))]
     bits += [f"{k} {v}" for k, v in usage.items()]
@@ -90,13 +91,13 @@ def _model_card(event: dict[str, Any], origin: Any) -> str:
     return _card("model", "model step", head, body, event, origin)
 
 
-def _inline(fields: dict[str, Any]) -> str:
+def _inline(fields: dict[str, JSON]) -> str:
     """Fields as ``key: value`` on a line (values as compact JSON), in a muted span."""
     pairs = (f"{k}: {json.dumps(v, ensure_ascii=False, default=str)}" for k, v in fields.items())
     return f'<span class="muted">{esc(" · ".join(pairs))}</span>'
 
 
-def _event_card(event: dict[str, Any], origin: Any) -> str:
+def _event_card(event: dict[str, JSON], origin: Any) -> str:
     """Any event but a paired tool call or a model step; the run's own ones on one line."""
     kind = str(event.get("type", "event"))
     fields = {k: v for k, v in event.items() if k not in _SKIP}
@@ -121,14 +122,14 @@ def _event_card(event: dict[str, Any], origin: Any) -> str:
     return _card("", kind.replace("_", " "), "", json_block(fields), event, origin)
 
 
-def _call_key(event: dict[str, Any]) -> str:
+def _call_key(event: dict[str, JSON]) -> str:
     """What pairs a call with its result: its ``callId`` (any JSON value, as text)."""
     return json.dumps(event.get("callId"), sort_keys=True, default=str)
 
 
-def timeline(trace: list[dict[str, Any] | BadLine]) -> str:
+def timeline(trace: list[dict[str, JSON] | BadLine]) -> str:
     """The trace as event cards, in file order."""
-    results: dict[Any, dict[str, Any]] = {}
+    results: dict[Any, dict[str, JSON]] = {}
     for event in trace:
         if isinstance(event, dict) and event.get("type") == "tool_result":
             results.setdefault(_call_key(event), event)
