@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from silo.errors import TaskError
 from silo.json_types import JSON
@@ -234,7 +234,7 @@ def read_task_file(path: Path, source: str) -> Any:
 def _load_one(path: Path, source: str, found: dict[str, Task]) -> Task | None:
     raw = read_task_file(path, source)
     if isinstance(raw, dict) and "template" in raw:
-        return None
+        return None  # a template: silo.variants.load_templates reads it
     task = parse_task(raw, source)
     if task.id in found:
         raise TaskError(
@@ -245,6 +245,39 @@ def _load_one(path: Path, source: str, found: dict[str, Task]) -> Task | None:
     return task
 
 
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_Item = TypeVar("_Item", bound=_Identified)
+
+
+def load_task_files(
+    tasks_dir: Path,
+    env_name: str,
+    load: Callable[[Path, str, dict[str, _Item]], _Item | None],
+    on_error: Callable[[TaskError], None] | None,
+) -> dict[str, _Item]:
+    """``load(path, source, found)`` of every ``tasks_dir/*.json`` in name order, sorted by id.
+
+    ``load`` returns None for a file that is not its kind; a :class:`~silo.errors.TaskError` it
+    raises goes to ``on_error`` (the file skipped) or, without one, to the caller.
+    """
+    found: dict[str, _Item] = {}
+    for path in sorted(tasks_dir.glob("*.json")) if tasks_dir.is_dir() else ():
+        try:
+            item = load(path, f"environments/{env_name}/tasks/{path.name}", found)
+        except TaskError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+            continue
+        if item is not None:
+            found[item.id] = item
+    return dict(sorted(found.items()))
+
+
 def load_tasks(
     tasks_dir: Path, env_name: str, on_error: Callable[[TaskError], None] | None = None
 ) -> dict[str, Task]:
@@ -253,18 +286,4 @@ def load_tasks(
     A bad file raises :class:`~silo.errors.TaskError`; with ``on_error`` it is reported there and skipped,
     so a validator can list every bad file at once.
     """
-    found: dict[str, Task] = {}
-    if not tasks_dir.is_dir():
-        return found
-    for path in sorted(tasks_dir.glob("*.json")):
-        try:
-            task = _load_one(path, f"environments/{env_name}/tasks/{path.name}", found)
-            if task is None:
-                continue  # a template: silo.variants.load_templates reads it
-        except TaskError as exc:
-            if on_error is None:
-                raise
-            on_error(exc)
-            continue
-        found[task.id] = task
-    return dict(sorted(found.items()))
+    return load_task_files(tasks_dir, env_name, _load_one, on_error)

@@ -26,12 +26,13 @@ import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
 from silo.json_types import JSON
-from silo.tasks import DIFFICULTIES, Task, parse_task, read_task_file
+from silo.tasks import DIFFICULTIES, Task, load_task_files, parse_task, read_task_file
 
 __all__ = [
     "Generator",
@@ -273,30 +274,26 @@ def load_templates(
     A bad file raises :class:`~silo.errors.TaskError`; with ``on_error`` it is reported there
     and skipped (as :func:`silo.tasks.load_tasks` does).
     """
-    found: dict[str, Template] = {}
-    for path in sorted(tasks_dir.glob("*.json")) if tasks_dir.is_dir() else ():
-        source = f"environments/{env_name}/tasks/{path.name}"
-        try:
-            raw = read_task_file(path, source)
-        except TaskError:
-            continue  # silo.tasks.load_tasks reports a file that is not JSON
-        try:
-            if not isinstance(raw, dict) or "template" not in raw:
-                continue
-            template = parse_template(raw, source)
-            if "#" in template.id:
-                raise TaskError("task_invalid", f'{source}: a template id may not contain "#"')
-            clash = found[template.id].source if template.id in found else None
-            clash = clash or (taken[template.id].source if template.id in taken else None)
-            if clash:
-                raise TaskError(
-                    "task_invalid", f'task id "{template.id}" is declared twice: {clash} and '
-                    f"{source}; give one of them another id",
-                )  # fmt: skip
-        except TaskError as exc:
-            if on_error is None:
-                raise
-            on_error(exc)
-            continue
-        found[template.id] = template
-    return dict(sorted(found.items()))
+    return load_task_files(tasks_dir, env_name, partial(_load_template, taken=taken), on_error)
+
+
+def _load_template(
+    path: Path, source: str, found: dict[str, Template], taken: Mapping[str, Task]
+) -> Template | None:
+    try:
+        raw = read_task_file(path, source)
+    except TaskError:
+        return None  # silo.tasks.load_tasks reports a file that is not JSON
+    if not isinstance(raw, dict) or "template" not in raw:
+        return None
+    template = parse_template(raw, source)
+    if "#" in template.id:
+        raise TaskError("task_invalid", f'{source}: a template id may not contain "#"')
+    clash = found[template.id].source if template.id in found else None
+    clash = clash or (taken[template.id].source if template.id in taken else None)
+    if clash:
+        raise TaskError(
+            "task_invalid", f'task id "{template.id}" is declared twice: {clash} and '
+            f"{source}; give one of them another id",
+        )  # fmt: skip
+    return template

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, overload
 
@@ -61,12 +61,7 @@ class Check:
 
     def to_json(self) -> dict[str, JSON]:
         """The check as ``result.json`` lists it: label, passed, detail and required."""
-        return {
-            "label": self.label,
-            "passed": self.passed,
-            "detail": self.detail,
-            "required": self.required,
-        }
+        return asdict(self)  # the fields, in that order, are the document's keys
 
 
 def check(label: str, passed: bool, detail: str = "") -> Check:

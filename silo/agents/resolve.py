@@ -25,7 +25,7 @@ from silo.json_types import JSON
 from silo.loading.environment import Environment
 from silo.loading.modules import load_file, package_for_dir
 
-__all__ = ["AgentSpec", "ResolvedAgent", "resolve_agent", "BUILTIN_AGENTS"]
+__all__ = ["AgentChoice", "ResolvedAgent", "resolve_agent", "BUILTIN_AGENTS"]
 
 BUILTIN_AGENTS: dict[str, str] = {
     "noop": "silo.agents.noop:agent",
@@ -97,12 +97,12 @@ def _from_file(spec: str, project_dir: Path, env: Environment | None) -> tuple[A
     return getattr(module, attr), str(path)
 
 
-AgentSpec: TypeAlias = Agent | str | Mapping[str, JSON]
+AgentChoice: TypeAlias = Agent | str | Mapping[str, JSON]
 """What names an agent: the callable itself, a name, a file, a Python target or a config."""
 
 
 def resolve_agent(
-    spec: AgentSpec, env: Environment | None = None, project_dir: Path | None = None
+    spec: AgentChoice, env: Environment | None = None, project_dir: Path | None = None
 ) -> ResolvedAgent:
     """The agent ``spec`` names (see the module docstring for every form it takes).
 

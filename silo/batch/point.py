@@ -14,13 +14,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from silo.agents.resolve import AgentSpec, ResolvedAgent
+from silo.agents.resolve import AgentChoice, ResolvedAgent
 from silo.errors import TaskError
 from silo.json_types import JSON
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
 from silo.rollout.run import Budget, Interrupt, RolloutResult, run_task
-from silo.users.resolve import UserSpec
+from silo.users.resolve import UserChoice
 from silo.world.pool import WorldPools
 
 __all__ = ["Point", "expand_tasks", "point_arguments", "point_id", "run_point"]
@@ -32,11 +32,11 @@ class Point:
 
     env: str
     task: str
-    agent: AgentSpec  # a name, a path, a target or a config mapping (see silo.agents)
+    agent: AgentChoice  # a name, a path, a target or a config mapping (see silo.agents)
     agent_label: str
     budget: Budget
     seed: int = 0
-    user: UserSpec = None  # a conversational task's simulated user (None: not one, or scripted)
+    user: UserChoice = None  # a conversational task's simulated user (None: not one, or scripted)
 
 
 def point_id(point: Point, repeat: int) -> str:

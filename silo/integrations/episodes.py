@@ -36,7 +36,7 @@ from silo.loading.environment import Environment, find_project_dir, load_environ
 from silo.rollout.core import RolloutResult
 from silo.rollout.session import Session, open_session
 from silo.tasks import Task
-from silo.users.resolve import UserSpec, resolve_user
+from silo.users.resolve import UserChoice, resolve_user
 
 __all__ = [
     "EpisodeSpec",
@@ -62,7 +62,7 @@ class EpisodeSpec:
     project_dir: Path | None = None
     write_artifacts: bool = True
     agent_label: str = "session"
-    user: UserSpec = None
+    user: UserChoice = None
 
     def opening(self, task: Task) -> str | None:
         """The user's first message when ``task``'s rollouts talk to a user, else None.

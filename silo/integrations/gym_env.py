@@ -40,7 +40,7 @@ from typing import Any, SupportsFloat
 
 from silo.integrations.extras import require
 from silo.json_types import JSON
-from silo.users.resolve import UserSpec
+from silo.users.resolve import UserChoice
 
 require("gymnasium", "gym", "silo.gym")
 
@@ -91,7 +91,7 @@ class SiloEnv(gym.Env[str, str]):
         write_artifacts: bool = True,
         max_text: int = MAX_TEXT,
         render_mode: str | None = None,
-        user: UserSpec = None,
+        user: UserChoice = None,
     ) -> None:
         self.episode_spec = EpisodeSpec(
             env=env,

@@ -46,7 +46,7 @@ from silo.rollout.bridge import Bridge, json_value, recorded_error, stored_outpu
 from silo.rollout.conversation import Conversation
 from silo.rollout.trace import TraceWriter, event_json
 from silo.tasks import Task
-from silo.users.resolve import UserSpec, resolve_user
+from silo.users.resolve import UserChoice, resolve_user
 from silo.verifiers import Score, Verifier, VerifierContext, VerifierError, score
 from silo.world.changes import state_changes
 from silo.world.pool import World, WorldPool, WorldPools
@@ -244,7 +244,7 @@ class Rollout:
         group_id: str | None = None,
         run_fields: Mapping[str, JSON] | None = None,
         worlds: WorldPools | None = None,
-        user: UserSpec = None,
+        user: UserChoice = None,
     ) -> Rollout:
         """Take a world, make the run folder (``runs_dir`` None: in memory), write run_start.
 

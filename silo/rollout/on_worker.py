@@ -41,7 +41,7 @@ from typing import Any, Unpack
 
 from silo.agents.contract import RunLimitError
 from silo.agents.model_loop import loop_native, model_loop
-from silo.agents.resolve import AgentSpec, ResolvedAgent
+from silo.agents.resolve import AgentChoice, ResolvedAgent
 from silo.loading.environment import Environment
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
 from silo.rollout.deadlines import DEADLINES, Deadline
@@ -67,7 +67,7 @@ def start_task(
     done: Done,
     env: str | Path | Environment,
     task: str | Task,
-    agent: AgentSpec | ResolvedAgent = "solver",
+    agent: AgentChoice | ResolvedAgent = "solver",
     budget: Budget | Mapping[str, Any] | None = None,
     *,
     interrupt: Interrupt | None = None,

@@ -33,7 +33,7 @@ from silo.agents.contract import (
     RunLimitError,
     unwrap_output,
 )
-from silo.agents.resolve import AgentSpec, ResolvedAgent, resolve_agent
+from silo.agents.resolve import AgentChoice, ResolvedAgent, resolve_agent
 from silo.json_types import JSON
 from silo.loading.discovery import locate, project_path
 from silo.loading.environment import Environment
@@ -47,7 +47,7 @@ from silo.rollout.core import (
 )
 from silo.rollout.worker import WORKERS, AgentJob, AgentOutcome
 from silo.tasks import Task
-from silo.users.resolve import UserSpec
+from silo.users.resolve import UserChoice
 from silo.world.pool import WorldPools
 
 __all__ = [
@@ -111,7 +111,7 @@ class Interrupt:
 def run_task(
     env: str | Path | Environment,
     task: str | Task,
-    agent: AgentSpec | ResolvedAgent = "solver",
+    agent: AgentChoice | ResolvedAgent = "solver",
     budget: Budget | Mapping[str, JSON] | None = None,
     *,
     project_dir: Path | None = None,
@@ -123,7 +123,7 @@ def run_task(
     run_fields: Mapping[str, JSON] | None = None,
     worlds: WorldPools | None = None,
     interrupt: Interrupt | None = None,
-    user: UserSpec = None,
+    user: UserChoice = None,
 ) -> RolloutResult:
     """Run one rollout and return its graded result (see the module docstring).
 
@@ -153,13 +153,13 @@ class TaskSettings(TypedDict, total=False):
     agent_label: str | None
     run_fields: Mapping[str, JSON] | None
     worlds: WorldPools | None
-    user: UserSpec
+    user: UserChoice
 
 
 def open_task(
     env: str | Path | Environment,
     task: str | Task,
-    agent: AgentSpec | ResolvedAgent = "solver",
+    agent: AgentChoice | ResolvedAgent = "solver",
     budget: Budget | Mapping[str, JSON] | None = None,
     **settings: Unpack[TaskSettings],
 ) -> tuple[Rollout, ResolvedAgent]:

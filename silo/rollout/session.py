@@ -42,7 +42,7 @@ from silo.rollout.bridge import json_value
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
 from silo.rollout.deadlines import DEADLINES, Deadline
 from silo.tasks import Task
-from silo.users.resolve import UserSpec
+from silo.users.resolve import UserChoice
 from silo.world.pool import WorldPools
 
 __all__ = ["Session", "open_session"]
@@ -63,7 +63,7 @@ def open_session(
     agent_label: str = "session",
     run_fields: Mapping[str, JSON] | None = None,
     worlds: WorldPools | None = None,
-    user: UserSpec = None,
+    user: UserChoice = None,
 ) -> Session:
     """Open one rollout of ``task`` for outside code to drive (see the module docstring).
 

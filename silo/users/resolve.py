@@ -21,7 +21,7 @@ from silo.json_types import JSON
 from silo.users.base import SimulatedUser, UserFailure
 from silo.users.scripted import ScriptedUser
 
-__all__ = ["BUILTIN_USERS", "ResolvedUser", "UserSpec", "resolve_user"]
+__all__ = ["BUILTIN_USERS", "ResolvedUser", "UserChoice", "resolve_user"]
 
 BUILTIN_USERS: dict[str, str] = {
     "scripted": "silo.users.scripted:ScriptedUser",
@@ -67,11 +67,11 @@ def _build(factory: Any, kwargs: dict[str, JSON], label: str) -> ResolvedUser:
     return ResolvedUser(obj, label, bool(getattr(obj, "deterministic", False)))
 
 
-UserSpec: TypeAlias = SimulatedUser | ResolvedUser | str | Mapping[str, JSON] | None
+UserChoice: TypeAlias = SimulatedUser | ResolvedUser | str | Mapping[str, JSON] | None
 """What names a simulated user: the object, a name, a Python target, a config, or None (scripted)."""
 
 
-def resolve_user(spec: UserSpec) -> ResolvedUser | None:
+def resolve_user(spec: UserChoice) -> ResolvedUser | None:
     """The user ``spec`` names (see the module docstring); None when it is ``none``."""
     if spec is None or spec == "scripted":
         return ResolvedUser(ScriptedUser(), "scripted", True)

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from silo.agents.contract import Agent
-from silo.agents.resolve import AgentSpec
+from silo.agents.resolve import AgentChoice
 from silo.errors import SiloError
 from silo.json_types import JSON
 from silo.jsonio import canonical
@@ -165,7 +165,7 @@ class _Rollouts:
         self.total = tasks * 3
         self.started = 0
 
-    def __call__(self, task: Task, agent: AgentSpec, label: str) -> RolloutResult | None:
+    def __call__(self, task: Task, agent: AgentChoice, label: str) -> RolloutResult | None:
         budget = self.options.budget_now()
         if budget is None:
             raise _OutOfTime(f'task "{task.id}" ({label})')
@@ -195,7 +195,7 @@ def _load_solver(env: Environment, report: Report) -> Agent | None:
 
 
 def _rollout(
-    env: Environment, task: Task, agent: AgentSpec, project: Path, report: Report, budget: Budget
+    env: Environment, task: Task, agent: AgentChoice, project: Path, report: Report, budget: Budget
 ) -> RolloutResult | None:
     """The rollout, or None after reporting why it could not run (never raises)."""
     code = "noop_failed" if agent == "noop" else "solver_failed"
