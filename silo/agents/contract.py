@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol, Self, TypeAlias
 
 from silo.errors import SiloException
 from silo.json_types import JSON
@@ -72,28 +72,41 @@ class ModelError(SiloException):
         self.connect_failed = connect_failed
 
 
-class ToolResult(dict[str, JSON]):
-    """``{"output": ..., "isError": bool}``; ``await`` on it returns itself."""
+class _Reply(dict[str, JSON]):
+    """A reply the agent may also ``await`` (returning itself), with its ``isError`` flag."""
 
     __slots__ = ()
 
     @property
-    def output(self) -> Any:
-        """The tool's output (for an error, ``{"code", "message", "details"?}``)."""
-        return self["output"]
-
-    @property
     def is_error(self) -> bool:
-        """True when the call failed (unknown tool, invalid input, refusal, crash)."""
+        """True when the call or message failed (see the subclass for what that covers)."""
         return bool(self["isError"])
 
-    def __await__(self) -> Generator[Any, None, ToolResult]:
+    def __await__(self) -> Generator[Any, None, Self]:
         return self
         yield  # pragma: no cover - makes this a generator
 
 
-class UserReply(dict[str, JSON]):
-    """``{"text": str, "ended": bool, "isError": bool}``; ``await`` on it returns itself."""
+class ToolResult(_Reply):
+    """``{"output": ..., "isError": bool}``; ``await`` on it returns itself.
+
+    ``is_error`` is True when the call failed (unknown tool, invalid input, refusal, crash).
+    """
+
+    __slots__ = ()
+
+    @property
+    def output(self) -> JSON:
+        """The tool's output (for an error, ``{"code", "message", "details"?}``)."""
+        return self["output"]
+
+
+class UserReply(_Reply):
+    """``{"text": str, "ended": bool, "isError": bool}``; ``await`` on it returns itself.
+
+    ``is_error`` is True when the message was not delivered (conversation over, turn budget
+    spent).
+    """
 
     __slots__ = ()
 
@@ -106,15 +119,6 @@ class UserReply(dict[str, JSON]):
     def ended(self) -> bool:
         """True once the user has ended the conversation: send no more messages."""
         return bool(self["ended"])
-
-    @property
-    def is_error(self) -> bool:
-        """True when the message was not delivered (conversation over, turn budget spent)."""
-        return bool(self["isError"])
-
-    def __await__(self) -> Generator[Any, None, UserReply]:
-        return self
-        yield  # pragma: no cover - makes this a generator
 
 
 @dataclass(frozen=True)
