@@ -34,7 +34,7 @@ from silo.agents.contract import AgentError, AgentInput, RunLimitError
 from silo.json_types import JSON
 from silo.jsonio import canonical
 
-__all__ = ["RecordedRun", "ReplayAgent", "read_trace"]
+__all__ = ["RecordedRun", "ReplayAgent", "read_recorded_run", "read_trace"]
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class RecordedRun:
         return sorted([*self.calls, *self.messages], key=lambda e: e.get("seq") or 0)
 
 
-def read_trace(path: Path) -> RecordedRun:
+def read_recorded_run(path: Path) -> RecordedRun:
     """Parse ``trace.jsonl``; every problem is a one-line :class:`AgentError`."""
     if not path.is_file():
         raise AgentError(
@@ -106,6 +106,10 @@ def read_trace(path: Path) -> RecordedRun:
     )
 
 
+read_trace = read_recorded_run
+"""The earlier name (silo.artifacts.run_reader.read_trace is the tolerant reader of any trace)."""
+
+
 class ReplayAgent:
     """Replays a trace's tool calls; see the module docstring for the contract."""
 
@@ -119,7 +123,7 @@ class ReplayAgent:
 
     def __call__(self, inp: AgentInput) -> dict[str, JSON]:
         """Make the recorded calls against ``inp``'s world and end as the recording ended."""
-        recorded = read_trace(Path(self.trace).expanduser())
+        recorded = read_recorded_run(Path(self.trace).expanduser())
         if recorded.messages and inp.user is None:
             raise AgentError(
                 f"{self.trace} is a conversation with a simulated user, but this rollout has no "

@@ -6,7 +6,8 @@ end has only a trace. It never raises for a missing, unreadable, too deep or inv
 never follows a symbolic link (a received run folder's links could point anywhere); what it
 could not read is a sentence in :attr:`RunFolder.problems`. In the trace, a line that is not a
 JSON object (one cut when the run was killed mid-write) is a :class:`BadLine` in its place.
-:func:`optional_json` reads one such optional JSON file. Depends on the contracts only.
+:func:`optional_json` reads one such optional JSON file, :func:`read_object` one that must hold
+an object. Depends on the contracts only.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from silo.artifacts.documents import ResultDocument, RunDocument, StateDiffDocum
 from silo.json_types import JSON
 from silo.safe_files import UnreadableFile, read_bytes_file, read_json_file
 
-__all__ = ["RUN_FILES", "BadLine", "RunFolder", "load_run", "optional_json", "read_trace"]
+__all__ = [
+    "RUN_FILES",
+    "BadLine",
+    "RunFolder",
+    "load_run",
+    "optional_json",
+    "read_object",
+    "read_trace",
+]
 
 RUN_FILES = ("trace.jsonl", "result.json", "state-diff.json", "run.json")
 
@@ -101,14 +110,16 @@ def read_trace(path: Path, problems: list[str]) -> list[dict[str, JSON] | BadLin
     return trace
 
 
-def _read_object(path: Path, problems: list[str]) -> dict[str, JSON] | None:
+def read_object(path: Path, problems: list[str] | None = None) -> dict[str, JSON] | None:
+    """The JSON object in ``path``; None when it is absent, damaged or not an object (noted)."""
     if not os.path.lexists(path):
         return None
     value = optional_json(path, problems)
     if value is None:
         return None
     if not isinstance(value, dict):
-        problems.append(f"{path.name} is not a JSON object")
+        if problems is not None:
+            problems.append(f"{path.name} is not a JSON object")
         return None
     return value
 
@@ -117,7 +128,7 @@ def load_run(folder: Path) -> RunFolder:
     """Read a run folder's four files; a missing or unreadable one is noted, never raised."""
     problems: list[str] = []
     run, result, diff = (
-        _read_object(folder / name, problems)
+        read_object(folder / name, problems)
         for name in ("run.json", "result.json", "state-diff.json")
     )
     trace = read_trace(folder / "trace.jsonl", problems)

@@ -19,7 +19,7 @@ from silo.errors import TaskError
 from silo.json_types import JSON
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
-from silo.rollout.run import Budget, Interrupt, RolloutResult, run_task
+from silo.rollout.run import Budget, RolloutResult, StopRequest, run_task
 from silo.users.resolve import UserChoice
 from silo.world.pool import WorldPools
 
@@ -84,7 +84,7 @@ def run_point(
     environment: Environment | None = None,
     agent: ResolvedAgent | None = None,
     worlds: WorldPools | None = None,
-    interrupt: Interrupt | None = None,
+    interrupt: StopRequest | None = None,
     pid: str | None = None,
 ) -> RolloutResult:
     """Run repeat ``repeat`` of ``point`` (seed ``point.seed + repeat``).

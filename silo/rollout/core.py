@@ -172,7 +172,7 @@ def _tool_mistake(world: World) -> str:
     return tool_mistake(world.tool_list) or ""
 
 
-def tools_json(world: World) -> tuple[str, bytes, list[dict[str, JSON]]]:
+def run_start_tools(world: World) -> tuple[str, bytes, list[dict[str, JSON]]]:
     """The tool specs and the ``tools`` of ``run_start`` as JSON text and UTF-8.
 
     Made once per pool (:meth:`WorldPool.derived`): every world of an environment offers the
@@ -301,7 +301,7 @@ class Rollout:
             world=world, trace=trace, run_id=run_id, run_dir=run_dir, run=run, extra=run_fields,
         )  # fmt: skip
         try:
-            tools_text, tools_utf8, specs = pool.derived(tools_json, world)
+            tools_text, tools_utf8, specs = pool.derived(run_start_tools, world)
             trace.event_with_json(
                 "run_start",
                 {

@@ -14,7 +14,7 @@ Contract of :func:`run_task`:
    or returns no required check fails the run with the reason in ``error``.
 4. Write ``trace.jsonl`` (streamed), ``state-diff.json``, ``result.json`` and ``run.json``.
 
-An :class:`Interrupt` (Ctrl-C in a sweep) ends a rollout in flight as ``interrupted`` with its
+A :class:`StopRequest` (Ctrl-C in a sweep) ends a rollout in flight as ``interrupted`` with its
 complete record. The engine knows nothing of Hydra; the CLI composes a config and calls this.
 """
 
@@ -55,6 +55,7 @@ __all__ = [
     "TOOL_WAIT_S",
     "Budget",
     "Interrupt",
+    "StopRequest",
     "RolloutResult",
     "TaskSettings",
     "agent_input",
@@ -71,7 +72,7 @@ TOOL_WAIT_S = 0.5
 _INTERRUPTED = "interrupted (Ctrl-C) before the agent returned"
 
 
-class Interrupt:
+class StopRequest:
     """A stop request shared by the rollouts of a sweep: firing it wakes every one in flight.
 
     Each woken rollout ends its agent (``signal.reason`` ``interrupted``), grades the world
@@ -108,6 +109,10 @@ class Interrupt:
             wake()
 
 
+Interrupt = StopRequest
+"""The earlier name of :class:`StopRequest` (it is a request, not an exception); kept as an alias."""
+
+
 def run_task(
     env: str | Path | Environment,
     task: str | Task,
@@ -122,7 +127,7 @@ def run_task(
     agent_label: str | None = None,
     run_fields: Mapping[str, JSON] | None = None,
     worlds: WorldPools | None = None,
-    interrupt: Interrupt | None = None,
+    interrupt: StopRequest | None = None,
     user: UserChoice = None,
 ) -> RolloutResult:
     """Run one rollout and return its graded result (see the module docstring).
@@ -217,7 +222,7 @@ def agent_input(rollout: Rollout, seed: int) -> AgentInput:
 
 
 def drive_agent(
-    rollout: Rollout, agent: ResolvedAgent, seed: int, interrupt: Interrupt | None = None
+    rollout: Rollout, agent: ResolvedAgent, seed: int, interrupt: StopRequest | None = None
 ) -> RolloutResult:
     """Run ``agent`` on a worker thread against an open rollout, then finish the rollout."""
     bridge = rollout.bridge

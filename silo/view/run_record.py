@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from silo.artifacts.run_reader import optional_json
+from silo.artifacts.run_reader import read_object
 from silo.json_types import JSON
 from silo.view.html import mapping
 from silo.view.run_page import RUN_FILES, load_run, verdict
@@ -69,10 +69,6 @@ def stamp(folder: Path) -> list[list[JSON]]:
     return found
 
 
-def _read_object(path: Path) -> dict[str, JSON]:
-    return mapping(optional_json(path))
-
-
 def _number(value: Any) -> float | None:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     return float(value) if ok else None
@@ -99,7 +95,8 @@ def _model(run: dict[str, JSON]) -> str:
 
 def read_record(folder: Path, page: str, group: str) -> RunRecord:
     """The index row of the run in ``folder``; its page will be at ``page``."""
-    run, result = _read_object(folder / "run.json"), _read_object(folder / "result.json")
+    run = read_object(folder / "run.json") or {}
+    result = read_object(folder / "result.json") or {}
     passed = result.get("passed")
     outcome = "PASS" if passed is True else "FAIL" if passed is False else ""
     termination = result.get("terminationReason") or run.get("terminationReason")
