@@ -30,7 +30,6 @@ import weakref
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from types import TracebackType
 from typing import Any, NoReturn
 
 from silo.agents.contract import RunLimitError, ToolResult, UserReply
@@ -276,19 +275,14 @@ class Session:
     def __enter__(self) -> Session:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         self._exit(exc)
 
     async def __aenter__(self) -> Session:
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
-        self._exit(exc_info[1])
+    async def __aexit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        self._exit(exc)
 
     def _exit(self, exc: BaseException | None) -> None:
         if self._finalizer.alive:
