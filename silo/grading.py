@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from silo.json_types import JSON
 from silo.jsonio import canonical
@@ -43,7 +42,7 @@ _NUMBER = re.compile(r"(?<![\w.\-])-?\d+(?:\.\d+)?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
-def plain(value: Any) -> Any:
+def plain(value: JSON) -> JSON:
     """A deep copy of ``value`` made of dicts, lists and scalars only."""
     if isinstance(value, Mapping):
         return {str(key): plain(item) for key, item in value.items()}
@@ -85,7 +84,7 @@ def mentions(text: str, phrase: str) -> bool:
     return phrase.casefold() in text.casefold()
 
 
-def same(after: Any, before: Any) -> bool:
+def same(after: JSON, before: JSON) -> bool:
     """True when two values are equal.
 
     Silo hands verifiers an initial world that shares every untouched record with the final
@@ -111,7 +110,7 @@ def world_unchanged(
     )
 
 
-def _same_collection(after: Any, before: Any) -> bool:
+def _same_collection(after: JSON, before: JSON) -> bool:
     if after is before:
         return True
     if isinstance(after, Mapping) and isinstance(before, Mapping):

@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from silo.errors import TaskError
 from silo.json_types import JSON
@@ -68,7 +68,7 @@ class Task:
         return mode if isinstance(mode, str) else None
 
     @property
-    def entities(self) -> Any:
+    def entities(self) -> JSON:
         """The file's ``entities``: the records the task is about, for verifiers and readers."""
         return self.extra.get("entities")
 
@@ -89,7 +89,7 @@ class Task:
         }
 
 
-def parse_task(raw: Any, source: str) -> Task:
+def parse_task(raw: JSON, source: str) -> Task:
     """The :class:`Task` in ``raw`` (a task file's JSON); a bad one raises ``task_invalid``."""
     if not isinstance(raw, dict):
         raise TaskError("task_invalid", f"{source}: a task file must hold one JSON object")
@@ -164,13 +164,13 @@ def _text(raw: Mapping[str, JSON], key: str, where: str, default: str | None = N
     return value
 
 
-def _phrases(raw: Any, where: str) -> tuple[str, ...]:
+def _phrases(raw: JSON, where: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
         raise TaskError("task_invalid", f"{where} must be a non-empty list of phrases")
     return tuple(raw)
 
 
-def parse_user(raw: Any, source: str) -> UserSpec:
+def parse_user(raw: JSON, source: str) -> UserSpec:
     """The :class:`UserSpec` of a task file's ``user`` block; a bad one raises ``task_invalid``."""
     where = f"{source}: user"
     if not isinstance(raw, Mapping):
@@ -217,7 +217,7 @@ def parse_user(raw: Any, source: str) -> UserSpec:
     )
 
 
-def read_task_file(path: Path, source: str) -> Any:
+def read_task_file(path: Path, source: str) -> JSON:
     """The JSON in task file ``path``; invalid JSON raises ``task_invalid`` naming ``source``."""
     try:
         return read_json_file(path)

@@ -207,14 +207,14 @@ Agent: TypeAlias = SyncAgent | AsyncAgent
 AgentFn = Agent  # the earlier name, kept for imports of silo.agents.contract
 
 
-def unwrap_output(returned: Any) -> Any:
+def unwrap_output(returned: JSON) -> JSON:
     """An agent's return value to its output: ``{"output": x}`` gives x, anything else itself."""
     if isinstance(returned, Mapping) and "output" in returned:
         return returned["output"]
     return returned
 
 
-def output_text(output: Any) -> str:
+def output_text(output: JSON) -> str:
     """The text form verifiers receive: strings as-is, None as "", anything else as JSON."""
     if output is None:
         return ""

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from silo.errors import EnvironmentLoadError, SiloError
@@ -237,7 +238,9 @@ def read_environment(root: Path, on_problem: OnProblem | None = None) -> Environ
     return parts
 
 
-def _read_exports(module: Any, parts: EnvironmentParts, where: str, problem: OnProblem) -> None:
+def _read_exports(
+    module: ModuleType, parts: EnvironmentParts, where: str, problem: OnProblem
+) -> None:
     for attr in ("create_state", "bind_tools"):
         value = getattr(module, attr, None)
         if callable(value):

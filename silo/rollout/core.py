@@ -24,7 +24,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from silo.agents.contract import UserChannel, output_text
 from silo.artifacts.atomic import write_json_new
@@ -157,7 +156,7 @@ class RolloutResult:
         return None if found is None else str(found)
 
     @property
-    def agent_output(self) -> Any:
+    def agent_output(self) -> JSON:
         """The agent's final answer, as result.json records it."""
         return self.result["agentOutput"]
 
@@ -352,7 +351,7 @@ class Rollout:
         return True
 
     def finish(
-        self, reason: str, error: str | None, output: Any, reusable: bool = True
+        self, reason: str, error: str | None, output: JSON, reusable: bool = True
     ) -> RolloutResult | None:
         """Grade and write the record once; None when another thread already finished it."""
         if not self._finishing.acquire(blocking=False):
@@ -371,7 +370,7 @@ class Rollout:
             self.recorded.set()
             self._finishing.release()
 
-    def _record(self, reason: str, error: str | None, output: Any) -> RolloutResult:
+    def _record(self, reason: str, error: str | None, output: JSON) -> RolloutResult:
         bridge, trace, world, task, verifier = (
             self.bridge, self.trace, self.world, self.task, self.verifier,
         )  # fmt: skip
@@ -459,7 +458,7 @@ class Rollout:
 def grade(
     verifier: Verifier,
     world: World,
-    output: Any,
+    output: JSON,
     task: Task,
     state_diff: dict[str, JSON],
     conversation: tuple[Mapping[str, str], ...] = (),

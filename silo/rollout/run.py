@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
 from silo.agents.contract import (
     AgentError,
@@ -280,7 +280,7 @@ def finish_driven(rollout: Rollout, job: AgentOutcome, reusable: bool) -> Rollou
     return result
 
 
-def _settle(ended: str | None, job: AgentOutcome) -> tuple[str, str | None, Any]:
+def _settle(ended: str | None, job: AgentOutcome) -> tuple[str, str | None, JSON]:
     """Termination reason, error and output once the agent returned, raised or was abandoned."""
     reason = ended if ended not in (None, "completed") else None
     failure = job.error

@@ -30,7 +30,7 @@ import weakref
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from silo.agents.contract import RunLimitError, ToolResult, UserReply
 from silo.errors import SessionError
@@ -175,7 +175,7 @@ class Session:
         """True once the session ended, whichever way."""
         return self._rollout.finished
 
-    def call_tool(self, name: str, input: Any = None) -> ToolResult:
+    def call_tool(self, name: str, input: JSON = None) -> ToolResult:
         """Call a tool: the same result an agent's ``call_tool`` gives.
 
         A bad call is an error result, never an exception. Raises :class:`RunLimitError` once
@@ -187,7 +187,7 @@ class Session:
             self._raise_ended()
         return rollout.bridge.call_tool(name, input)
 
-    async def acall_tool(self, name: str, input: Any = None) -> ToolResult:
+    async def acall_tool(self, name: str, input: JSON = None) -> ToolResult:
         """:meth:`call_tool` for ``async`` code (tools run in process and do not block)."""
         return self.call_tool(name, input)
 
@@ -224,7 +224,7 @@ class Session:
         """:meth:`message_user` for ``async`` code."""
         return self.message_user(text)
 
-    def finish(self, output: Any = None) -> RolloutResult:
+    def finish(self, output: JSON = None) -> RolloutResult:
         """End the session with the agent's answer: grade, write the artifacts, return them."""
         rollout = self._rollout
         if rollout.finished:
@@ -239,7 +239,7 @@ class Session:
         self._finalizer.detach()
         return result
 
-    async def afinish(self, output: Any = None) -> RolloutResult:
+    async def afinish(self, output: JSON = None) -> RolloutResult:
         """:meth:`finish` for ``async`` code."""
         return self.finish(output)
 
