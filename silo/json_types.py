@@ -4,9 +4,9 @@ Contract: ``JSON`` names a value that is (or is about to become) JSON: a tool's 
 output, a world's records, an artifact's document, a trace event's fields, a task file's
 extra keys. It is ``Any`` underneath on purpose: a recursive union would make every read of
 such a value (``args["id"]``, ``row["status"]``) narrow with ``isinstance`` first, in every tool
-an environment author writes, for no check the schema validation does not already make. Every
-``Any`` left in ``silo/`` outside this module is a value that is not JSON and could not be
-typed more precisely (see docs/architecture.md, "Types").
+an environment author writes, for no check the schema validation does not already make. Where
+``Any`` is still written elsewhere in ``silo/``, and why, is in docs/architecture.md ("Where
+``Any`` is deliberate").
 """
 
 from __future__ import annotations

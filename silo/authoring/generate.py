@@ -39,7 +39,7 @@ from silo import Tool, ToolError, define_tool
 from silo.toolkit.schema import obj
 
 
-def _{name}(state: Any, args: dict[str, JSON]) -> dict[str, JSON]:
+def _{name}(state: Any, args: dict[str, Any]) -> dict[str, Any]:
     raise ToolError("not_implemented", "{name} is not written yet")
 
 
