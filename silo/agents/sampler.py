@@ -24,7 +24,6 @@ import string
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from random import Random
-from typing import Any
 
 from jsonschema import Draft202012Validator
 
@@ -55,10 +54,10 @@ class SchemaSampler:
     def __init__(self, rng: Random, ids: dict[str, None] | None = None) -> None:
         self.rng = rng
         self.ids = ids if ids is not None else {}
-        self._root: Any = {}
-        self._validators: dict[int, tuple[Any, Draft202012Validator]] = {}
+        self._root: JSON = {}
+        self._validators: dict[int, tuple[JSON, Draft202012Validator]] = {}
 
-    def sample_valid(self, schema: Any) -> Any:
+    def sample_valid(self, schema: JSON) -> JSON:
         """A value valid against ``schema`` (checked with jsonschema), or :class:`Unsatisfiable`."""
         cached = self._validators.get(id(schema))
         if cached is None or cached[0] is not schema:  # ids of dead schemas get reused
@@ -76,7 +75,7 @@ class SchemaSampler:
                 return value
         raise Unsatisfiable("no valid value found")
 
-    def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
+    def value(self, schema: JSON, name: str = "", depth: int = 0) -> JSON:
         """One draw for ``schema`` (not checked against it), for a property called ``name``.
 
         ``name`` steers the draw (``...Id`` strings favour known ids); ``depth`` bounds
@@ -157,7 +156,7 @@ class SchemaSampler:
                 return candidate
         raise Unsatisfiable("no string meets the constraints")
 
-    def _formatted(self, fmt: Any) -> str | None:
+    def _formatted(self, fmt: JSON) -> str | None:
         rng = self.rng
         day = (dt.date(2024, 1, 1) + dt.timedelta(days=rng.randint(0, 1500))).isoformat()
         makers = {
@@ -227,7 +226,7 @@ def _merge(base: dict[str, JSON], extra: dict[str, JSON]) -> dict[str, JSON]:
     return merged
 
 
-def _resolve(root: Any, ref: str) -> dict[str, JSON]:
+def _resolve(root: JSON, ref: str) -> dict[str, JSON]:
     node = root if ref.startswith("#") else None
     for part in filter(None, ref[1:].split("/")):
         part = part.replace("~1", "/").replace("~0", "~")
@@ -289,7 +288,7 @@ def id_patterns(schemas: Iterable[JSON]) -> list[re.Pattern[str]]:
     return compiled
 
 
-def _collect_id_patterns(schema: Any, name: str, found: dict[str, None], depth: int) -> None:
+def _collect_id_patterns(schema: JSON, name: str, found: dict[str, None], depth: int) -> None:
     if not isinstance(schema, Mapping) or depth > _MAX_DEPTH * 2:
         return
     pattern = schema.get("pattern")
@@ -311,13 +310,13 @@ def _collect_id_patterns(schema: Any, name: str, found: dict[str, None], depth: 
             _collect_id_patterns(sub, "", found, depth + 1)
 
 
-def ids_in(value: Any, patterns: list[re.Pattern[str]]) -> Iterator[str]:
+def ids_in(value: JSON, patterns: list[re.Pattern[str]]) -> Iterator[str]:
     """The ids in a tool's output, in the order the output holds them.
 
     An id is a string stored under an ``id``, ``...Id`` or ``...Ids`` key, or one matching one
     of ``patterns`` (from :func:`id_patterns`) wherever it is.
     """
-    stack: list[tuple[str, Any]] = [("", value)]
+    stack: list[tuple[str, JSON]] = [("", value)]
     while stack:
         key, item = stack.pop()
         if isinstance(item, str):

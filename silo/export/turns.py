@@ -17,7 +17,6 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from silo.errors import ArtifactError
 from silo.json_types import JSON
@@ -33,7 +32,7 @@ class ModelTurn:
     prompt: list[dict[str, JSON]]
     completion: dict[str, JSON]
     tools: list[dict[str, JSON]]
-    finish_reason: Any
+    finish_reason: JSON
     prompt_token_ids: list[int] | None
     completion_token_ids: list[int] | None
     completion_logprobs: list[float] | None
@@ -98,17 +97,17 @@ def _events(trace: Path) -> Iterable[dict[str, JSON]]:
             yield event
 
 
-def _system(system: Any) -> list[dict[str, JSON]]:
+def _system(system: JSON) -> list[dict[str, JSON]]:
     if isinstance(system, list):  # Anthropic's system blocks
         system = "".join(b.get("text", "") for b in system if isinstance(b, Mapping))
     return [{"role": "system", "content": system}] if system else []
 
 
-def _ints(value: Any) -> list[int] | None:
+def _ints(value: JSON) -> list[int] | None:
     return [int(v) for v in value] if isinstance(value, list) else None
 
 
-def _floats(value: Any) -> list[float] | None:
+def _floats(value: JSON) -> list[float] | None:
     return [float(v) for v in value] if isinstance(value, list) else None
 
 
@@ -183,7 +182,7 @@ def _user_blocks(blocks: list[Mapping[str, JSON]]) -> list[dict[str, JSON]]:
     return messages
 
 
-def _text(content: Any) -> str:
+def _text(content: JSON) -> str:
     if isinstance(content, list):
         return "".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping))
     return "" if content is None else str(content)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from silo.artifacts.run_reader import optional_json
 from silo.batch.outcomes import LABELS, count_line
@@ -107,12 +106,12 @@ def _repeat(run: Mapping[str, JSON]) -> int:
     return repeat if isinstance(repeat, int) else 0
 
 
-def _pass_hat_k(values: Any) -> str:
+def _pass_hat_k(values: JSON) -> str:
     items = values.items() if isinstance(values, dict) else []
     return esc(" ".join(f"k={k}:{v:.2f}" for k, v in items if isinstance(v, (int, float))))
 
 
-def _num(value: Any, places: int) -> str:
+def _num(value: JSON, places: int) -> str:
     return f"{value:.{places}f}" if isinstance(value, (int, float)) else "-"
 
 

@@ -15,7 +15,6 @@ optional ones shaded), the timeline (:func:`silo.view.trace.timeline`), the stat
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from silo.artifacts.run_reader import RUN_FILES, RunFolder, load_run
 from silo.json_types import JSON
@@ -70,7 +69,7 @@ def _facts(run: RunFolder) -> dict[str, JSON]:
     }
 
 
-def _value(value: Any) -> str:
+def _value(value: JSON) -> str:
     return '<span class="muted">-</span>' if value is None else esc(value)
 
 
@@ -124,7 +123,7 @@ def _checks(facts: dict[str, JSON]) -> str:
     return table(["", "check", "kind", "detail"], rows, classes)
 
 
-def _ids(values: Any, css: str, sign: str) -> str:
+def _ids(values: JSON, css: str, sign: str) -> str:
     items = values if isinstance(values, list) else []
     return " ".join(f'<span class="{css}">{sign}{esc(v)}</span>' for v in items)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from silo.artifacts.run_reader import read_object
 from silo.json_types import JSON
@@ -69,12 +68,12 @@ def stamp(folder: Path) -> list[list[JSON]]:
     return found
 
 
-def _number(value: Any) -> float | None:
+def _number(value: JSON) -> float | None:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     return float(value) if ok else None
 
 
-def _count(value: Any) -> int | None:
+def _count(value: JSON) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from contextlib import suppress
 from datetime import datetime
-from typing import Any
 
 from silo.artifacts.run_reader import BadLine, read_trace
 from silo.json_types import JSON
@@ -27,7 +26,7 @@ _SKIP = ("seq", "type", "at")  # event keys shown in the card's head
 _NO_OUTPUT = '<p class="muted">null: the agent returned nothing, raised or was abandoned</p>'
 
 
-def _offset(at: Any, origin: datetime | None) -> str:
+def _offset(at: JSON, origin: datetime | None) -> str:
     """``at`` as ``+12.0 ms`` after the first event, else as written."""
     try:
         moment = datetime.fromisoformat(str(at))
@@ -36,7 +35,9 @@ def _offset(at: Any, origin: datetime | None) -> str:
         return "" if at is None else esc(at)
 
 
-def _card(css: str, kind: str, head: str, body: str, event: dict[str, JSON], origin: Any) -> str:
+def _card(
+    css: str, kind: str, head: str, body: str, event: dict[str, JSON], origin: datetime | None
+) -> str:
     seq = f'<span class="muted">#{esc(event["seq"])}</span>' if "seq" in event else ""
     at = _offset(event.get("at"), origin)
     return (
@@ -45,7 +46,9 @@ def _card(css: str, kind: str, head: str, body: str, event: dict[str, JSON], ori
     )
 
 
-def _tool_card(call: dict[str, JSON], result: dict[str, JSON] | None, origin: Any) -> str:
+def _tool_card(
+    call: dict[str, JSON], result: dict[str, JSON] | None, origin: datetime | None
+) -> str:
     """A ``tool_call`` with its ``tool_result`` (``None``: the run ended before it came)."""
     bits = [f"call {call.get('callId', '?')}"]
     body = f'<div class="label">input</div>{json_block(call.get("input"))}'
@@ -64,7 +67,7 @@ def _tool_card(call: dict[str, JSON], result: dict[str, JSON] | None, origin: An
     return _card(css, "tool call", head, body, call, origin)
 
 
-def _model_card(event: dict[str, JSON], origin: Any) -> str:
+def _model_card(event: dict[str, JSON], origin: datetime | None) -> str:
     response, usage = mapping(event.get("response")), mapping(event.get("usage"))
     bits = [f"turn {event.get('turn', '?')}", fmt_ms(event.get("latencyMs"))]
     bits += [f"{k} {v}" for k, v in usage.items()]
@@ -97,7 +100,7 @@ def _inline(fields: dict[str, JSON]) -> str:
     return f'<span class="muted">{esc(" · ".join(pairs))}</span>'
 
 
-def _event_card(event: dict[str, JSON], origin: Any) -> str:
+def _event_card(event: dict[str, JSON], origin: datetime | None) -> str:
     """Any event but a paired tool call or a model step; the run's own ones on one line."""
     kind = str(event.get("type", "event"))
     fields = {k: v for k, v in event.items() if k not in _SKIP}
@@ -129,7 +132,7 @@ def _call_key(event: dict[str, JSON]) -> str:
 
 def timeline(trace: list[dict[str, JSON] | BadLine]) -> str:
     """The trace as event cards, in file order."""
-    results: dict[Any, dict[str, JSON]] = {}
+    results: dict[JSON, dict[str, JSON]] = {}
     for event in trace:
         if isinstance(event, dict) and event.get("type") == "tool_result":
             results.setdefault(_call_key(event), event)
