@@ -11,4 +11,9 @@ same tool calls and answer, ``result.json`` and ``state-diff.json`` are byte-ide
 ``[verifiers]``, ``vf-eval silo-verifiers``). Importing a module whose extra is missing raises
 a one-line :class:`~silo.errors.SiloError` naming the extra to install. This layer sits above
 rollout and below the CLI.
+
+:mod:`~silo.integrations.harness` goes the other way: coding-agent CLIs (Claude Code, Codex,
+any other) as *agents* of rollouts the engine runs (``agent=claude_code``, ``agent=codex``,
+``agent=harness``; extra ``[mcp]``), their tools served over MCP and their model calls through
+a recording proxy.
 """
