@@ -38,7 +38,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
+
+from silo.json_types import JSON
 
 __all__ = [
     "CODES",
@@ -71,7 +73,7 @@ class SiloError(SiloException):
     exit_code: ClassVar[int] = 2
     """The status a command exits with when this error stops it."""
 
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(self, code: str, message: str, details: dict[str, JSON] | None = None) -> None:
         """Keep ``code``, ``message`` and optional machine-readable ``details``.
 
         Raises:

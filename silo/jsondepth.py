@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any
+from collections.abc import Iterable
 
 from silo.errors import SiloException
+from silo.json_types import JSON
 
 __all__ = ["MAX_DEPTH", "RECURSION_ROOM", "NotPlain", "cut_to_depth", "depth_of", "plain_copy_of"]
 
@@ -39,14 +40,14 @@ class NotPlain(SiloException):
 _SCALARS = (str, int, bool, type(None))
 
 
-def depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
+def depth_of(value: JSON, limit: int = MAX_DEPTH) -> int:
     """The nesting depth of a plain JSON ``value`` (a scalar is 0), counted up to ``limit + 1``."""
     deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
+    stack: list[tuple[JSON, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
         if type(item) is dict:
-            items: Any = item.values()
+            items: Iterable[JSON] = item.values()
         elif type(item) is list:
             items = item
         else:
@@ -60,7 +61,7 @@ def depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
-def plain_copy_of(value: Any, limit: int) -> Any:
+def plain_copy_of(value: JSON, limit: int) -> JSON:
     """A plain ``dict``/``list`` copy of ``value``, its containers below ``limit`` levels kept.
 
     A container deeper than ``limit`` becomes the string ``"…"`` (so a deep value is cut, not
@@ -68,10 +69,10 @@ def plain_copy_of(value: Any, limit: int) -> Any:
     non-string keys, NaN, sets, objects; never for what such an object's methods do, since
     only exact ``dict``/``list``/``tuple`` and scalar types are looked into.
     """
-    root: list[Any] = [None]
+    root: list[JSON] = [None]
     # Each entry: the source value, the container that receives its copy, the slot, depth,
     # and the ids of the containers above it (a cycle returns to one of them).
-    stack: list[tuple[Any, Any, Any, int, frozenset[int]]] = [(value, root, 0, 0, frozenset())]
+    stack: list[tuple[JSON, JSON, JSON, int, frozenset[int]]] = [(value, root, 0, 0, frozenset())]
     while stack:
         item, parent, slot, depth, above = stack.pop()
         kind = type(item)
@@ -89,7 +90,7 @@ def plain_copy_of(value: Any, limit: int) -> Any:
                 continue
             inner = above | {id(item)}
             if kind is dict:
-                copy: Any = {}
+                copy: JSON = {}
                 for key, child in item.items():
                     if type(key) is not str:
                         raise NotPlain(f"a {type(key).__name__} key")
@@ -104,6 +105,6 @@ def plain_copy_of(value: Any, limit: int) -> Any:
     return root[0]
 
 
-def cut_to_depth(value: Any, limit: int) -> Any:
+def cut_to_depth(value: JSON, limit: int) -> JSON:
     """A plain JSON ``value`` with every container deeper than ``limit`` replaced by ``"…"``."""
     return plain_copy_of(value, limit)

@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
-from silo.agents.contract import AgentError
+from silo.agents.contract import Agent, AgentError
 from silo.errors import AgentLoadError
+from silo.json_types import JSON
 from silo.loading.environment import Environment
 from silo.loading.modules import load_file, package_for_dir
 
-__all__ = ["ResolvedAgent", "resolve_agent", "BUILTIN_AGENTS"]
+__all__ = ["AgentChoice", "ResolvedAgent", "resolve_agent", "BUILTIN_AGENTS"]
 
 BUILTIN_AGENTS: dict[str, str] = {
     "noop": "silo.agents.noop:agent",
@@ -40,13 +41,13 @@ BUILTIN_AGENTS: dict[str, str] = {
 class ResolvedAgent:
     """An agent ready to run: the callable, where it came from, and whether it is deterministic."""
 
-    fn: Callable[..., Any]
+    fn: Agent
     path: str  # the agent's file or Python target, recorded in run.json
     label: str
     deterministic: bool
 
 
-def _finish(obj: Any, kwargs: dict[str, Any], path: str, label: str) -> ResolvedAgent:
+def _finish(obj: Any, kwargs: dict[str, JSON], path: str, label: str) -> ResolvedAgent:
     if inspect.isclass(obj) or kwargs:
         try:
             obj = obj(**kwargs)
@@ -96,8 +97,12 @@ def _from_file(spec: str, project_dir: Path, env: Environment | None) -> tuple[A
     return getattr(module, attr), str(path)
 
 
+AgentChoice: TypeAlias = Agent | str | Mapping[str, JSON]
+"""What names an agent: the callable itself, a name, a file, a Python target or a config."""
+
+
 def resolve_agent(
-    spec: Any, env: Environment | None = None, project_dir: Path | None = None
+    spec: AgentChoice, env: Environment | None = None, project_dir: Path | None = None
 ) -> ResolvedAgent:
     """The agent ``spec`` names (see the module docstring for every form it takes).
 

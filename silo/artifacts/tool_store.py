@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from silo.jsonio import create_file, write_all
+from silo.artifacts.atomic import create_file, write_all
 from silo.safe_files import UnreadableFile, read_bytes_file
 
 __all__ = [

@@ -27,9 +27,10 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from silo.errors import BaselineError, ConfigError, SiloError
+from silo.json_types import JSON
 from silo.loading.project import default_environment
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def _split(words: Sequence[str]) -> tuple[dict[str, list[str]], list[str]]:
     return chosen, rest
 
 
-def _compose(overrides: list[str]) -> tuple[dict[str, Any], str | None]:
+def _compose(overrides: list[str]) -> tuple[dict[str, JSON], str | None]:
     """The composed config as plain data, and the agent group choice."""
     from hydra import compose
     from omegaconf import OmegaConf, open_dict
@@ -164,7 +165,7 @@ def _job(
     return Job(target, words, written, entry if listed else None)
 
 
-def _refuse_model_judge(judge: Any) -> None:
+def _refuse_model_judge(judge: JSON) -> None:
     """A model judge's verdicts vary from run to run: one line, before anything runs."""
     from silo.judges.judgement import model_judges
 

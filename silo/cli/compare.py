@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 from silo.batch.compare import Comparison, Side, compare, conversation_line
 from silo.batch.outcomes import LABELS, NOT_GRADED, count_line
 from silo.cli.args import UsageError, out, output_format, parse, parse_bool, run_command
+from silo.json_types import JSON
 from silo.loading.environment import find_project_dir
 
 __all__ = ["format_text", "main"]
@@ -89,12 +89,12 @@ def _not_graded(side: Side) -> int:
     return sum(counts[o] for o in NOT_GRADED)
 
 
-def _num(row: dict[str, Any] | None, key: str, places: int, sign: str = "") -> str:
+def _num(row: dict[str, JSON] | None, key: str, places: int, sign: str = "") -> str:
     value = None if row is None else row.get(key)
     return "-" if not isinstance(value, (int, float)) else f"{value:{sign}.{places}f}"
 
 
-def _cell_label(cell: dict[str, Any], with_env: bool) -> str:
+def _cell_label(cell: dict[str, JSON], with_env: bool) -> str:
     return f"{cell['environment']}/{cell['task']}" if with_env else cell["task"]
 
 
@@ -126,7 +126,7 @@ def _table(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _errors(row: dict[str, Any] | None) -> str:
+def _errors(row: dict[str, JSON] | None) -> str:
     """A row's rollouts that were not graded (``-`` when the side has no such row)."""
     return "-" if row is None else str(row["rollouts"] - row["runs"])
 
@@ -155,7 +155,7 @@ def _passed(value: bool | None) -> str:
     return "absent" if value is None else "pass" if value else "fail"
 
 
-def _state_text(changes: list[dict[str, Any]] | None) -> str:
+def _state_text(changes: list[dict[str, JSON]] | None) -> str:
     if changes is None:
         return "unknown (a side has no state-diff.json)"
     return "; ".join(
@@ -213,7 +213,7 @@ def _agents(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _rate(value: Any) -> str:
+def _rate(value: JSON) -> str:
     return "-" if not isinstance(value, int | float) else f"{value:.2f}"
 
 

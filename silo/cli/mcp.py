@@ -25,6 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from silo.cli.hydra.setup import check_group_overrides, prepare
 from silo.errors import ConfigError, SiloError
+from silo.json_types import JSON
 from silo.loading.project import default_environment
 
 __all__ = ["main", "primary_config"]
@@ -48,7 +49,7 @@ Options (key=value):
 """
 
 
-def primary_config() -> dict[str, Any]:
+def primary_config() -> dict[str, JSON]:
     """The primary config ``silo-mcp`` composes: silo-run's groups, plus the transport."""
     return {
         "defaults": [
@@ -121,7 +122,7 @@ def _serve(cfg: DictConfig, project: Path) -> None:
     serve(spec, transport=transport, finish_result=str(plain.get("finish_result")), http=http)
 
 
-def _count(plain: dict[str, Any], key: str) -> int:
+def _count(plain: dict[str, JSON], key: str) -> int:
     value = plain.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError("config_invalid", f"{key} must be a whole number from 1, got {value!r}")
@@ -150,7 +151,7 @@ def _token(auth: Any) -> str | None:
     raise ConfigError("config_invalid", f"auth must be auto, off, env or generate, got {auth!r}")
 
 
-def _http_options(plain: dict[str, Any]) -> Any:
+def _http_options(plain: dict[str, JSON]) -> Any:
     from silo.integrations.mcp_http import HttpOptions
 
     allowed = plain.get("allowed_hosts") or []

@@ -39,6 +39,8 @@ from pathlib import Path
 from typing import Any, SupportsFloat
 
 from silo.integrations.extras import require
+from silo.json_types import JSON
+from silo.users.resolve import UserChoice
 
 require("gymnasium", "gym", "silo.gym")
 
@@ -83,13 +85,13 @@ class SiloEnv(gym.Env[str, str]):
         *,
         tasks: str | Sequence[str] | None = None,
         sampling: str = "cycle",
-        budget: dict[str, Any] | None = None,
+        budget: dict[str, JSON] | None = None,
         runs_dir: str | Path | None = None,
         project_dir: str | Path | None = None,
         write_artifacts: bool = True,
         max_text: int = MAX_TEXT,
         render_mode: str | None = None,
-        user: Any = None,
+        user: UserChoice = None,
     ) -> None:
         self.episode_spec = EpisodeSpec(
             env=env,
@@ -122,8 +124,8 @@ class SiloEnv(gym.Env[str, str]):
         self._last = ""
 
     def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any]]:
+        self, *, seed: int | None = None, options: dict[str, JSON] | None = None
+    ) -> tuple[str, dict[str, JSON]]:
         """End any open episode and choose the next; observe its instruction and tools.
 
         The rollout itself opens at the episode's first step, so an episode that never takes
@@ -137,7 +139,7 @@ class SiloEnv(gym.Env[str, str]):
         self._pending = (spec, task_id)
         self.last_result = None
         opening = spec.opening(task)
-        observation: dict[str, Any] = {
+        observation: dict[str, JSON] = {
             "instruction": task.instruction if opening is None else opening,
             "tools": self._tool_specs,
         }
@@ -146,7 +148,7 @@ class SiloEnv(gym.Env[str, str]):
         self._last = _text(observation, self.max_text)
         return self._last, info
 
-    def _choose(self, seed: int | None, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _choose(self, seed: int | None, options: dict[str, JSON]) -> tuple[str, dict[str, JSON]]:
         """The episode's task id (or variant's instance id) and the info that names it."""
         unknown = set(options) - {"task", "variant"}
         if unknown:
@@ -188,7 +190,7 @@ class SiloEnv(gym.Env[str, str]):
             self._session = spec.open(self._environment, task_id)
         return self._session
 
-    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, JSON]]:
         """Make one tool call, send the user a message or give the answer (see the module)."""
         session = self._opened()
         if session is None:
@@ -207,7 +209,7 @@ class SiloEnv(gym.Env[str, str]):
             return self._end(ended, ended.reward, terminated=False, observation=observed)
         return self._observe(observed, 0.0, False, False, {})
 
-    def _parse(self, action: str, has_user: bool) -> dict[str, Any] | str:
+    def _parse(self, action: str, has_user: bool) -> dict[str, JSON] | str:
         """The action as a dict, or the one-line reason it is not a valid action."""
         message = ', {"message_user": "<text>"}' if has_user else ""
         shape = f'an action is JSON: {TOOL_ACTION}{message} or {{"answer": ...}}'
@@ -229,8 +231,8 @@ class SiloEnv(gym.Env[str, str]):
         reward: float,
         *,
         terminated: bool,
-        observation: dict[str, Any] | None = None,
-    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        observation: dict[str, JSON] | None = None,
+    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, JSON]]:
         self._session = None
         self.last_result = result
         info = {"outcome": outcome(result)}
@@ -240,12 +242,12 @@ class SiloEnv(gym.Env[str, str]):
 
     def _observe(
         self,
-        observation: dict[str, Any],
+        observation: dict[str, JSON],
         reward: float,
         terminated: bool,
         truncated: bool,
-        info: dict[str, Any],
-    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        info: dict[str, JSON],
+    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, JSON]]:
         self._last = _text(observation, self.max_text)
         return self._last, reward, terminated, truncated, info
 

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from silo.integrations.extras import require
+from silo.json_types import JSON
 
 require("openenv", "openenv", "silo.integrations.openenv_env")
 
@@ -53,7 +54,7 @@ class SiloAction(Action):  # type: ignore[misc]
     """A tool call (``tool``, ``arguments``), a ``message_user``, or else the final ``answer``."""
 
     tool: str | None = Field(default=None, description="The tool to call; omit to answer.")
-    arguments: dict[str, Any] = Field(default_factory=dict, description="The tool's input.")
+    arguments: dict[str, JSON] = Field(default_factory=dict, description="The tool's input.")
     # Any, not str: a wrong type gets the session's one line, like every other integration.
     message_user: Any = Field(
         default=None, description="A message (text) to the task's user; omit tool to send it."
@@ -65,11 +66,11 @@ class SiloObservation(Observation):  # type: ignore[misc]
     """What the agent sees: the task after reset, a tool's result, or the graded outcome."""
 
     instruction: str = ""
-    tools: list[dict[str, Any]] = Field(default_factory=list)
+    tools: list[dict[str, JSON]] = Field(default_factory=list)
     opening: str | None = None
-    result: dict[str, Any] | None = None
-    reply: dict[str, Any] | None = None
-    outcome: dict[str, Any] | None = None
+    result: dict[str, JSON] | None = None
+    reply: dict[str, JSON] | None = None
+    outcome: dict[str, JSON] | None = None
 
 
 class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ignore[misc]
@@ -126,7 +127,7 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
             return SiloObservation(result=result, reward=0.0)
         return self._ended(ended, result=result)
 
-    def _ended(self, ended: RolloutResult, result: dict[str, Any]) -> SiloObservation:
+    def _ended(self, ended: RolloutResult, result: dict[str, JSON]) -> SiloObservation:
         """A budget or the deadline ended the rollout: the refusal and the graded outcome."""
         self._session = None
         reward = ended.reward  # graded as the world stands, like result.json

@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from silo.jsonio import canonical, pretty, write_text_atomic
+from silo.artifacts.atomic import write_text_atomic
+from silo.jsonio import canonical, pretty
 from silo.judges.calls import Call, grade_all
 from silo.judges.resolve import model_judges, resolve_judges
 from silo.judges.reward import Formula, combine, combined_formula

@@ -12,12 +12,12 @@ item's) keys the cache.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from silo.artifacts.run_reader import load_run
 from silo.errors import SiloException, TaskError
 from silo.jsonio import canonical
 from silo.tasks import Task
@@ -137,10 +137,10 @@ def rubric_items(task: Task) -> list[RubricItem]:
 
 
 def material_of(run_dir: Path) -> Material:
-    """The :class:`Material` of a finished run folder."""
+    """The :class:`Material` of a finished run folder (read as the viewer reads it)."""
+    run = load_run(run_dir)
     conversation, calls, answer = [], [], ""
-    for line in (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines():
-        event = json.loads(line) if line else {}
+    for event in run.events():
         kind = event.get("type")
         if kind == "user_message":
             conversation.append(
@@ -151,6 +151,4 @@ def material_of(run_dir: Path) -> Material:
         elif kind == "agent_output":
             output = event.get("output")
             answer = output if isinstance(output, str) else canonical(output)
-    diff_path = run_dir / "state-diff.json"
-    diff = json.loads(diff_path.read_text(encoding="utf-8")) if diff_path.is_file() else {}
-    return Material(tuple(conversation), answer, diff, tuple(calls))
+    return Material(tuple(conversation), answer, run.diff or {}, tuple(calls))

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
+from silo.json_types import JSON
 from silo.tasks import Task
 from silo.tools import Tool
-from silo.variants import Template, instance_count, instantiate, split_instance_id
+from silo.variants import Generator, Template, instance_count, instantiate, split_instance_id
 from silo.verifiers import Verifier
 
 __all__ = ["DEFAULT_ENTRYPOINT", "MANIFEST", "Environment", "Manifest", "solver_file"]
@@ -77,9 +78,9 @@ class Environment:
     package: str
     templates: dict[str, Template] = field(default_factory=dict)
     # The entrypoint's ``generators``: name -> fn(initial_world, seed) -> parameters.
-    generators: Mapping[str, Any] = field(default_factory=dict)
+    generators: Mapping[str, Generator] = field(default_factory=dict)
     _instances: dict[str, Task] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _world: list[Any] = field(default_factory=list, init=False, repr=False, compare=False)
+    _world: list[JSON] = field(default_factory=list, init=False, repr=False, compare=False)
     _lock: threading.Lock = field(
         default_factory=threading.Lock, init=False, repr=False, compare=False
     )
@@ -161,6 +162,6 @@ class Environment:
         relative = self.solver_path.relative_to(self.root).with_suffix("")
         return ".".join((self.package, *relative.parts))
 
-    def tool_specs(self) -> list[dict[str, Any]]:
+    def tool_specs(self) -> list[dict[str, JSON]]:
         """The specs of the tools bound to a fresh initial state, as agents are offered them."""
         return [tool.spec() for tool in self.tools()]

@@ -28,9 +28,11 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from silo.errors import EnvironmentLoadError, SiloError
+from silo.json_types import JSON
 from silo.loading.definition import DEFAULT_ENTRYPOINT, MANIFEST, Environment, Manifest
 from silo.loading.modules import load_file, package_for_dir
 from silo.loading.project import (
@@ -43,7 +45,7 @@ from silo.safe_files import UnreadableFile, read_json_file, refuse_special
 from silo.schema.check import schema_mistake
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
-from silo.variants import Template, load_templates
+from silo.variants import Generator, Template, load_templates
 from silo.verifiers import REWARD_MODES, Verifier
 
 __all__ = [
@@ -158,7 +160,7 @@ class EnvironmentParts:
     bind_tools: Callable[[Any], list[Tool]] | None = None
     verifiers: list[Verifier] | None = None
     declared_verifiers: int = 0
-    generators: Mapping[str, Any] | None = None
+    generators: Mapping[str, Generator] | None = None
 
     @property
     def name(self) -> str:
@@ -242,7 +244,9 @@ def read_environment(root: Path, on_problem: OnProblem | None = None) -> Environ
     return parts
 
 
-def _read_exports(module: Any, parts: EnvironmentParts, where: str, problem: OnProblem) -> None:
+def _read_exports(
+    module: ModuleType, parts: EnvironmentParts, where: str, problem: OnProblem
+) -> None:
     for attr in ("create_state", "bind_tools"):
         value = getattr(module, attr, None)
         if callable(value):
@@ -290,7 +294,7 @@ def _read_exports(module: Any, parts: EnvironmentParts, where: str, problem: OnP
             )
 
 
-def tool_mistake(tools: list[Any]) -> str | None:
+def tool_mistake(tools: list[JSON]) -> str | None:
     """The first tool with a malformed name or input schema, as one line; None when all are fine.
 
     Binding tools needs a state, so the rollout core runs this once per world pool, when an
@@ -317,7 +321,7 @@ def tool_mistake(tools: list[Any]) -> str | None:
     return None
 
 
-def check_tools(environment: str, tools: list[Any], mistake: str | None = None) -> None:
+def check_tools(environment: str, tools: list[JSON], mistake: str | None = None) -> None:
     """Raise ``tool_schema_invalid`` naming the environment, tool and field, if a tool is bad.
 
     ``mistake`` is :func:`tool_mistake` of ``tools`` when the caller already has it ("": none).

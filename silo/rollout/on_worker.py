@@ -42,7 +42,7 @@ from typing import Any, Unpack
 
 from silo.agents.contract import RunLimitError
 from silo.agents.model_loop import loop_native, model_loop
-from silo.agents.resolve import ResolvedAgent
+from silo.agents.resolve import AgentChoice, ResolvedAgent
 from silo.loading.environment import Environment
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
 from silo.rollout.deadlines import DEADLINES, Deadline
@@ -71,7 +71,7 @@ def start_task(
     done: Done,
     env: str | Path | Environment,
     task: str | Task,
-    agent: Any = "solver",
+    agent: AgentChoice | ResolvedAgent = "solver",
     budget: Budget | Mapping[str, Any] | None = None,
     *,
     interrupt: Interrupt | None = None,

@@ -50,9 +50,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from silo.errors import EnvironmentLoadError
+from silo.json_types import JSON
 from silo.loading.definition import solver_file
 from silo.loading.environment import find_project_dir, resolve_environment_dir
 from silo.validate.static import check_data, check_loading, check_runtime, check_wiring
@@ -108,7 +109,7 @@ class Report:
         """The finding codes in the order they were found."""
         return [f.code for f in self.findings]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The report as ``silo-validate --json`` prints it (see the module docstring)."""
         return {
             "environment": self.environment,

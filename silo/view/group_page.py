@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from silo.artifacts.run_reader import optional_json
 from silo.batch.outcomes import LABELS, count_line
 from silo.batch.summary import (
     Rollout,
@@ -31,9 +31,9 @@ from silo.batch.summary import (
     outcome_counts,
     summarize,
 )
+from silo.json_types import JSON
 from silo.view.html import anchor, badge, esc, table
 from silo.view.judged import judged_cell, templates_section
-from silo.view.optional_json import optional_json
 from silo.view.run_page import RUN_FILES, RunFolder, load_run, run_section, verdict
 
 __all__ = ["group_body", "is_group"]
@@ -50,13 +50,13 @@ def _has_run_files(folder: Path) -> bool:
     return any((folder / name).is_file() for name in RUN_FILES)
 
 
-def _summary(folder: Path, rollouts: list[Rollout]) -> tuple[dict[str, Any], str]:
+def _summary(folder: Path, rollouts: list[Rollout]) -> tuple[dict[str, JSON], str]:
     """The group's summary and where it came from: summary.json, else ``rollouts``."""
     summary = optional_json(folder / "summary.json")
     if isinstance(summary, dict) and isinstance(summary.get("rows"), list):
         return summary, "summary.json"
     try:
-        computed: dict[str, Any] = dict(summarize(folder))
+        computed: dict[str, JSON] = dict(summarize(folder))
     except (OSError, ValueError, KeyError, TypeError):  # damaged records: the runs alone
         rows = [cell_row(cell, items) for cell, items in group_cells(rollouts).items()]
         computed = {"rows": rows, "agents": agent_rows(rows)}
@@ -85,8 +85,8 @@ def _run_id(run: RunFolder) -> str:
 
 def _run_details(run: RunFolder, resumed: bool) -> str:
     """A run, collapsed: its verdict, task, agent, repeat and reward on the summary line."""
-    meta: Mapping[str, Any] = run.run or {}
-    result: Mapping[str, Any] = run.result or {}
+    meta: Mapping[str, JSON] = run.run or {}
+    result: Mapping[str, JSON] = run.result or {}
     start = run.event("run_start")
     task = meta.get("taskId") or (start.get("task") or {}).get("id", "?")
     bits = [str(task), str(meta.get("agent", start.get("agent", "?")))]
@@ -104,22 +104,22 @@ def _run_details(run: RunFolder, resumed: bool) -> str:
     )
 
 
-def _repeat(run: Mapping[str, Any]) -> int:
+def _repeat(run: Mapping[str, JSON]) -> int:
     repeat = run.get("repeat")
     return repeat if isinstance(repeat, int) else 0
 
 
-def _pass_hat_k(values: Any) -> str:
+def _pass_hat_k(values: JSON) -> str:
     items = values.items() if isinstance(values, dict) else []
     return esc(" ".join(f"k={k}:{v:.2f}" for k, v in items if isinstance(v, (int, float))))
 
 
-def _num(value: Any, places: int) -> str:
+def _num(value: JSON, places: int) -> str:
     return f"{value:.{places}f}" if isinstance(value, (int, float)) else "-"
 
 
 def _summary_row(
-    row: dict[str, Any], cell_id: str, runs: list[RunFolder], judged: bool
+    row: dict[str, JSON], cell_id: str, runs: list[RunFolder], judged: bool
 ) -> list[str]:
     """A task × agent's cells: the task links to its runs' heading, then one link per run."""
     links = "".join(
@@ -183,7 +183,7 @@ def group_body(folder: Path) -> tuple[str, str]:
     return f"{folder.name} — silo-view", "".join(parts)
 
 
-def _header(folder: Path, summary: dict[str, Any], source: str) -> str:
+def _header(folder: Path, summary: dict[str, JSON], source: str) -> str:
     kind = "sweep" if folder.name.startswith("sweep_") else "group"
     counts = count_line(outcome_counts(_records(summary, "rows")))
     return (
@@ -194,15 +194,15 @@ def _header(folder: Path, summary: dict[str, Any], source: str) -> str:
     )
 
 
-def _records(summary: dict[str, Any], key: str) -> list[dict[str, Any]]:
+def _records(summary: dict[str, JSON], key: str) -> list[dict[str, JSON]]:
     return [r for r in summary.get(key) or [] if isinstance(r, dict)]
 
 
-def _cells(record: dict[str, Any], *keys: str) -> list[str]:
+def _cells(record: dict[str, JSON], *keys: str) -> list[str]:
     return [esc(record.get(key, "-")) for key in keys]
 
 
-def _agents(summary: dict[str, Any]) -> str:
+def _agents(summary: dict[str, JSON]) -> str:
     rows = [
         [*_cells(a, "agent", "tasks", "runs", "passes"), _pass_hat_k(a.get("passHatK"))]
         for a in _records(summary, "agents")
@@ -211,14 +211,14 @@ def _agents(summary: dict[str, Any]) -> str:
     return "<h2>Agents</h2>" + table(headers, rows) if rows else ""
 
 
-def _not_graded_count(row: dict[str, Any]) -> str:
+def _not_graded_count(row: dict[str, JSON]) -> str:
     rollouts, runs = row.get("rollouts"), row.get("runs")
     if not isinstance(rollouts, int) or not isinstance(runs, int):
         return "-"
     return f'<span class="err">{rollouts - runs}</span>' if rollouts > runs else "0"
 
 
-def _infra(summary: dict[str, Any]) -> str:
+def _infra(summary: dict[str, JSON]) -> str:
     rows = [
         [
             *_cells(e, "taskId", "agent"),

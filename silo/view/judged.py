@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.run_reader import optional_json
 from silo.view.html import esc, records, table
-from silo.view.optional_json import optional_json
 
 __all__ = ["judged_cell", "judgement_section", "templates_section"]
 

@@ -14,11 +14,11 @@ durations — then the table of runs. Unfinished runs are listed but left out of
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 from urllib.parse import quote
 
 from silo.batch.outcomes import count_line
 from silo.batch.summary import outcome_counts, pass_hat_k
+from silo.json_types import JSON
 from silo.view.agents_table import agents_side_by_side
 from silo.view.charts import bar_chart, histogram, line_chart
 from silo.view.html import esc, fmt_ms, mapping, records, table
@@ -28,7 +28,7 @@ from silo.view.run_record import RunRecord
 __all__ = ["sweep_body"]
 
 
-def _pass_hat_k(summary: dict[str, Any], runs: list[RunRecord]) -> dict[str, dict[int, float]]:
+def _pass_hat_k(summary: dict[str, JSON], runs: list[RunRecord]) -> dict[str, dict[int, float]]:
     """pass^k per agent: summary.json's when it has it, else from the finished runs."""
     found: dict[str, dict[int, float]] = {}
     for row in records(summary.get("agents")):
@@ -68,7 +68,7 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values)
 
 
-def sweep_charts(summary: dict[str, Any], runs: list[RunRecord]) -> str:
+def sweep_charts(summary: dict[str, JSON], runs: list[RunRecord]) -> str:
     """The sweep's charts, side by side."""
     hat = _pass_hat_k(summary, runs)
     ks = sorted({k for values in hat.values() for k in values})
@@ -112,7 +112,7 @@ def _row(run: RunRecord) -> list[str]:
     ]
 
 
-def sweep_body(name: str, summary: dict[str, Any], runs: list[RunRecord]) -> str:
+def sweep_body(name: str, summary: dict[str, JSON], runs: list[RunRecord]) -> str:
     """The page body of the group or sweep ``name``."""
     kind = "sweep" if name.startswith("sweep_") else "group"
     unfinished = sum(1 for r in runs if r.outcome not in ("PASS", "FAIL"))

@@ -18,6 +18,7 @@ from silo.batch.cost import PriceTable, price_table
 from silo.batch.point import Point, expand_tasks
 from silo.batch.sweep import concurrency
 from silo.errors import ConfigError
+from silo.json_types import JSON
 from silo.loading.environment import Environment, load_environment
 from silo.loading.project import default_environment
 from silo.rollout.run import Budget
@@ -58,7 +59,7 @@ def _flag(value: Any, key: str) -> bool:
     raise ConfigError("config_invalid", f"{key} must be true or false, got {value!r}")
 
 
-def agent_label(choice: str | None, agent: Mapping[str, Any]) -> str:
+def agent_label(choice: str | None, agent: Mapping[str, JSON]) -> str:
     """The agent's name in reports: the file's stem, the target's name, or the group choice."""
     if choice in ("file", None) and agent.get("path"):
         return Path(str(agent["path"])).stem
@@ -73,7 +74,7 @@ def task_parts(spec: Any) -> list[str]:
     return [str(item).strip() for item in items if str(item).strip()]
 
 
-def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | None) -> Plan:
+def plan_from_config(cfg: Mapping[str, JSON], project: Path, agent_choice: str | None) -> Plan:
     """The :class:`Plan` of a composed config; a one-line ``SiloError`` for any bad value."""
     env_cfg = cfg.get("env")
     env_name = env_cfg.get("name") if isinstance(env_cfg, Mapping) else env_cfg

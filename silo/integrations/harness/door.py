@@ -15,7 +15,6 @@ grades and writes it as for any agent. Calls after it are refused.
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import socket
@@ -44,6 +43,7 @@ from silo.integrations.mcp_tools import (  # noqa: E402
     control_tools,
     message_tool,
 )
+from silo.integrations.mcp_tools import tool_result as _result  # noqa: E402
 
 __all__ = ["DOOR", "McpDoor", "Seat"]
 
@@ -67,16 +67,6 @@ class Seat:
     answer: Any = None
     finished: threading.Event = field(default_factory=threading.Event)
     tools: list[types.Tool] = field(default_factory=list)
-
-
-def _result(payload: Any, is_error: bool = False) -> types.CallToolResult:
-    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-    structured = payload if isinstance(payload, dict) else None
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structured_content=structured,
-        is_error=is_error,
-    )
 
 
 def _refusal(code: str, message: str) -> types.CallToolResult:

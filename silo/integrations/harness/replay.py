@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.agents.contract import output_text
-from silo.agents.replay import read_trace
+from silo.agents.replay import read_recorded_run
 from silo.integrations.harness.wire import ANTHROPIC, RESPONSES
 from silo.integrations.mcp_tools import FINISH_TOOL, MESSAGE_TOOL
 
@@ -81,7 +81,7 @@ class ReplayScript:
     @classmethod
     def from_trace(cls, path: Path) -> ReplayScript:
         """The calls and answer of a recorded run (one-line ``AgentError`` when unreadable)."""
-        run = read_trace(Path(path))
+        run = read_recorded_run(Path(path))
         calls = tuple(
             (str(step["tool"]), dict(step.get("input") or {}))
             if "tool" in step
