@@ -25,6 +25,7 @@ __all__ = [
     "remove_stale_in",
     "remove_stale_temporaries",
     "write_all",
+    "write_bytes_new",
     "write_json_atomic",
     "write_json_new",
     "write_text_atomic",
@@ -56,8 +57,17 @@ def write_json_new(folder: str, name: str, value: JSON) -> None:
     are joined as text (a rollout writes four files: each look is a system call that, under
     hundreds of rollouts in flight, hands the GIL over).
     """
+    write_bytes_new(folder, name, redact(pretty(value)).encode("utf-8"))
+
+
+def write_bytes_new(folder: str, name: str, data: bytes) -> None:
+    """Write ``data`` as it is (no redaction) to ``name`` in ``folder``, atomically.
+
+    :func:`write_json_new`'s write for bytes whose content is their identity (the tool store's
+    files are named by their hash), so nothing may rewrite them.
+    """
     target, tmp = f"{folder}{os.sep}{name}", f"{folder}{os.sep}{_temporary(name)}"
-    _write_replacing(target, tmp, redact(pretty(value)).encode("utf-8"))
+    _write_replacing(target, tmp, data)
 
 
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)

@@ -20,7 +20,6 @@ or damaged (a run folder copied without its project's ``.silo/tools``).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
@@ -30,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from silo.artifacts.atomic import create_file, write_all
+from silo.artifacts.atomic import write_bytes_new
 from silo.safe_files import UnreadableFile, read_bytes_file
 
 __all__ = [
@@ -81,19 +80,8 @@ def store_tools(store: str, digest: str, utf8: bytes) -> None:
     if os.path.exists(target):
         return
     os.makedirs(store, exist_ok=True)
-    # The temporary follows jsonio's .<name>.<pid>.tmp, so a killed writer's is cleaned alike.
-    tmp = f"{store}{os.sep}.{digest}.json.{os.getpid()}.tmp"
-    fd = create_file(tmp)
-    try:
-        try:
-            write_all(fd, utf8)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    # The temporary is atomic's .<name>.<pid>.tmp, so a killed writer's is cleaned alike.
+    write_bytes_new(store, f"{digest}.json", utf8)
 
 
 def offered_tools(run_dir: Path, run_start: Mapping[str, Any]) -> list[Any] | None:
