@@ -48,15 +48,7 @@ import gymnasium as gym  # noqa: E402  (after the extra check, so a missing extr
 from gymnasium import spaces  # noqa: E402
 
 from silo.errors import ConfigError  # noqa: E402
-from silo.integrations.episodes import (  # noqa: E402
-    EpisodeSpec,
-    call_or_end,
-    close_if_open,
-    invalid_action,
-    message_or_end,
-    outcome,
-    served_tasks,
-)
+from silo.integrations import episodes  # noqa: E402
 from silo.rollout.core import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
@@ -93,7 +85,7 @@ class SiloEnv(gym.Env[str, str]):
         render_mode: str | None = None,
         user: UserChoice = None,
     ) -> None:
-        self.episode_spec = EpisodeSpec(
+        self.episode_spec = episodes.EpisodeSpec(
             env=env,
             budget=dict(budget or {}),
             runs_dir=Path(runs_dir) if runs_dir else None,
@@ -103,7 +95,7 @@ class SiloEnv(gym.Env[str, str]):
             user=user,
         )
         self._environment = self.episode_spec.load()
-        self.tasks = served_tasks(self._environment, task, tasks)
+        self.tasks = episodes.served_tasks(self._environment, task, tasks)
         for task_id in self.tasks:  # an unknown id or a bad user= fails here, not mid-training
             self.episode_spec.opening(self._environment.task(task_id))
         if sampling not in SAMPLINGS:
@@ -118,7 +110,7 @@ class SiloEnv(gym.Env[str, str]):
         self.observation_space = spaces.Text(max_text, min_length=0, charset=charset)
         self.action_space = spaces.Text(max_text, min_length=0, charset=charset)
         self._session: Session | None = None
-        self._pending: tuple[EpisodeSpec, str] | None = None
+        self._pending: tuple[episodes.EpisodeSpec, str] | None = None
         self._next = 0
         self.last_result: RolloutResult | None = None
         self._last = ""
@@ -197,14 +189,16 @@ class SiloEnv(gym.Env[str, str]):
             raise gym.error.ResetNeeded("call reset() before step(): the episode has ended")
         parsed = self._parse(action, session.has_user)
         if isinstance(parsed, str):
-            return self._observe(invalid_action(parsed), 0.0, False, False, {})
+            return self._observe(episodes.invalid_action(parsed), 0.0, False, False, {})
         if "answer" in parsed:
             result = session.finish(parsed["answer"])
             return self._end(result, result.reward, terminated=True)
         if "message_user" in parsed:
-            observed, ended = message_or_end(session, parsed["message_user"])
+            observed, ended = episodes.message_or_end(session, parsed["message_user"])
         else:
-            observed, ended = call_or_end(session, parsed["tool"], parsed.get("arguments", {}))
+            observed, ended = episodes.call_or_end(
+                session, parsed["tool"], parsed.get("arguments", {})
+            )
         if ended is not None:  # graded as the world stands, like result.json
             return self._end(ended, ended.reward, terminated=False, observation=observed)
         return self._observe(observed, 0.0, False, False, {})
@@ -235,7 +229,7 @@ class SiloEnv(gym.Env[str, str]):
     ) -> tuple[str, SupportsFloat, bool, bool, dict[str, JSON]]:
         self._session = None
         self.last_result = result
-        info = {"outcome": outcome(result)}
+        info = {"outcome": episodes.outcome(result)}
         return self._observe(
             observation or info["outcome"], reward, terminated, not terminated, info
         )
@@ -256,7 +250,7 @@ class SiloEnv(gym.Env[str, str]):
         return self._last if self.render_mode == "ansi" else None
 
     def _end_open_episode(self) -> None:
-        close_if_open(self._session)
+        episodes.close_if_open(self._session)
         self._session = None
         self._pending = None  # never opened: nothing to record
 

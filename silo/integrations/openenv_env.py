@@ -34,14 +34,7 @@ from openenv.core.env_server.types import Action, Observation, State  # noqa: E4
 from pydantic import Field  # noqa: E402
 
 from silo.errors import ConfigError  # noqa: E402
-from silo.integrations.episodes import (  # noqa: E402
-    EpisodeSpec,
-    call_or_end,
-    close_if_open,
-    invalid_action,
-    message_or_end,
-    outcome,
-)
+from silo.integrations import episodes  # noqa: E402
 from silo.loading.environment import Environment as SiloEnvironment  # noqa: E402
 from silo.rollout.core import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
@@ -78,7 +71,7 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
 
     SUPPORTS_CONCURRENT_SESSIONS = True  # every instance holds its own Session and world
 
-    def __init__(self, spec: EpisodeSpec, environment: SiloEnvironment) -> None:
+    def __init__(self, spec: episodes.EpisodeSpec, environment: SiloEnvironment) -> None:
         super().__init__()
         self._spec = spec
         self._environment = environment
@@ -111,9 +104,11 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         self._state.step_count += 1
         if action.message_user is not None:
             if action.tool is not None:
-                refused = invalid_action("give tool or message_user in one action, not both")
+                refused = episodes.invalid_action(
+                    "give tool or message_user in one action, not both"
+                )
                 return SiloObservation(result=refused, reward=0.0)
-            reply, ended = message_or_end(session, action.message_user)
+            reply, ended = episodes.message_or_end(session, action.message_user)
             if ended is None:
                 key = "result" if "output" in reply else "reply"  # an invalid action, or a reply
                 return SiloObservation(**{key: reply}, reward=0.0)
@@ -121,8 +116,10 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         if action.tool is None:
             answered = session.finish(action.answer)
             self._session = None
-            return SiloObservation(outcome=outcome(answered), done=True, reward=answered.reward)
-        result, ended = call_or_end(session, action.tool, action.arguments)
+            return SiloObservation(
+                outcome=episodes.outcome(answered), done=True, reward=answered.reward
+            )
+        result, ended = episodes.call_or_end(session, action.tool, action.arguments)
         if ended is None:
             return SiloObservation(result=result, reward=0.0)
         return self._ended(ended, result=result)
@@ -131,7 +128,9 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         """A budget or the deadline ended the rollout: the refusal and the graded outcome."""
         self._session = None
         reward = ended.reward  # graded as the world stands, like result.json
-        return SiloObservation(result=result, outcome=outcome(ended), done=True, reward=reward)
+        return SiloObservation(
+            result=result, outcome=episodes.outcome(ended), done=True, reward=reward
+        )
 
     @property
     def state(self) -> State:
@@ -139,7 +138,7 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         return self._state
 
     def _end_open_episode(self) -> None:
-        close_if_open(self._session)
+        episodes.close_if_open(self._session)
         self._session = None
 
     def close(self) -> None:
@@ -147,13 +146,13 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         self._end_open_episode()
 
 
-def _with_seed(spec: EpisodeSpec, seed: int) -> EpisodeSpec:
+def _with_seed(spec: episodes.EpisodeSpec, seed: int) -> episodes.EpisodeSpec:
     from dataclasses import replace
 
     return replace(spec, seed=seed)
 
 
-def create_openenv_app(spec: EpisodeSpec, *, max_concurrent_envs: int = 16) -> FastAPI:
+def create_openenv_app(spec: episodes.EpisodeSpec, *, max_concurrent_envs: int = 16) -> FastAPI:
     """OpenEnv's app serving ``spec``; the environment (and task) are checked here, once."""
     environment = spec.load()
     if max_concurrent_envs < 1:
