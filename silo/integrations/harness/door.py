@@ -36,6 +36,7 @@ from mcp.server import Server, ServerRequestContext  # noqa: E402
 from silo.agents.contract import AgentInput, RunLimitError  # noqa: E402
 from silo.distribution import version as silo_version  # noqa: E402
 from silo.errors import ConfigError  # noqa: E402
+from silo.integrations.harness.served import Served  # noqa: E402
 from silo.integrations.mcp_tools import (  # noqa: E402
     FINISH_TOOL,
     MESSAGE_TOOL,
@@ -77,16 +78,12 @@ class McpDoor:
     """The MCP server of harness rollouts (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._seats: dict[str, Seat] = {}
-        self._server: uvicorn.Server | None = None
-        self.base_url = ""
+        self._seats: Served[Seat] = Served(self._start)
         self._finish = control_tools(task_open=False)[1]
 
     def forget(self) -> None:
         """In a forked child the parent's server thread does not exist: start afresh on use."""
-        self._lock = threading.Lock()
-        self._seats, self._server, self.base_url = {}, None, ""
+        self._seats.forget()
 
     def open(self, inp: AgentInput) -> Seat:
         """Seat ``inp``'s rollout; its ``url`` is the MCP endpoint for its harness."""
@@ -102,19 +99,14 @@ class McpDoor:
         if inp.user is not None:
             seat.tools.append(message_tool(inp.user.opening))
         seat.tools.append(self._finish)
-        with self._lock:
-            if self._server is None:
-                self._start()
-            seat.url = f"{self.base_url}/rollouts/{seat.token}/mcp"
-            self._seats[seat.token] = seat
+        seat.url = f"{self._seats.add(seat.token, seat)}/rollouts/{seat.token}/mcp"
         return seat
 
     def close(self, seat: Seat) -> None:
         """Unseat ``seat``: its harness has ended."""
-        with self._lock:
-            self._seats.pop(seat.token, None)
+        self._seats.remove(seat.token)
 
-    def _start(self) -> None:
+    def _start(self) -> str:
         sdk = Server(
             "silo",
             version=silo_version(),
@@ -125,14 +117,13 @@ class McpDoor:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.bind(("127.0.0.1", 0))
         sock.listen(2048)
-        self.base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] == "http":
                 parts = scope["path"].strip("/").split("/")
                 token = parts[1] if len(parts) == 3 and parts[0] == "rollouts" else ""
-                with self._lock:
-                    known = token in self._seats and parts[2] == "mcp"
+                known = self._seats.get(token) is not None and parts[2] == "mcp"
                 if not known:
                     await _not_found(send)
                     return
@@ -151,16 +142,15 @@ class McpDoor:
         while not served.started:  # uvicorn offers a flag, not an event
             if not thread.is_alive() or time.monotonic() > deadline:
                 raise ConfigError(
-                    "config_invalid", f"the harness MCP door did not start on {self.base_url}"
+                    "config_invalid", f"the harness MCP door did not start on {base_url}"
                 )
             time.sleep(0.005)
-        self._server = served
+        return base_url
 
     def _seat(self, ctx: ServerRequestContext[Any, Any]) -> Seat | None:
         headers = getattr(ctx.request, "headers", None)
         token = None if headers is None else headers.get(_HEADER)
-        with self._lock:
-            return self._seats.get(str(token))
+        return self._seats.get(str(token))
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from aiohttp import web
 
 from silo.agents.model_loop import at_exit, run_on_model_loop
 from silo.integrations.harness.replay import ReplayScript
+from silo.integrations.harness.served import Served
 from silo.integrations.harness.wire import (
     api_of,
     assemble,
@@ -86,32 +86,25 @@ class ModelProxy:
     """The recording proxy (see the module docstring); one per process, started on first use."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._routes: dict[str, Route] = {}
+        self._routes: Served[Route] = Served(lambda: run_on_model_loop(self._start()))
         self._runner: web.AppRunner | None = None
         self._client: aiohttp.ClientSession | None = None
-        self.base_url = ""
 
     def forget(self) -> None:
         """In a forked child the parent's server is not running here: start afresh on use."""
-        self._lock = threading.Lock()
-        self._routes, self._runner, self._client, self.base_url = {}, None, None, ""
+        self._routes.forget()
+        self._runner, self._client = None, None
 
     def open(self, route: Route) -> Route:
         """Serve ``route`` under a URL of its own (set on it); starts the proxy if needed."""
-        with self._lock:
-            if self._runner is None:
-                run_on_model_loop(self._start())
-            route.url = f"{self.base_url}/r/{route.token}"
-            self._routes[route.token] = route
+        route.url = f"{self._routes.add(route.token, route)}/r/{route.token}"
         return route
 
     def close(self, route: Route) -> None:
         """Stop serving ``route`` (its harness has ended): later requests are 404."""
-        with self._lock:
-            self._routes.pop(route.token, None)
+        self._routes.remove(route.token)
 
-    async def _start(self) -> None:
+    async def _start(self) -> str:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/r/{token}/{tail:.*}", self._handle)
         runner = web.AppRunner(app, access_log=None, handle_signals=False)
@@ -119,7 +112,6 @@ class ModelProxy:
         site = web.TCPSite(runner, "127.0.0.1", 0, backlog=2048)
         await site.start()
         host, port = runner.addresses[0][:2]
-        self.base_url = f"http://{host}:{port}"
         timeout = aiohttp.ClientTimeout(total=None, sock_read=_READ_TIMEOUT_S)
         # No connection cap: every harness in flight has its request in flight (aiohttp's
         # default of 100 would queue the rest silently).
@@ -127,6 +119,7 @@ class ModelProxy:
         self._client = aiohttp.ClientSession(connector=connector, timeout=timeout)
         self._runner = runner
         at_exit(self._stop)
+        return f"http://{host}:{port}"
 
     async def _stop(self) -> None:
         if self._client is not None:
@@ -135,8 +128,7 @@ class ModelProxy:
             await self._runner.cleanup()
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        with self._lock:
-            route = self._routes.get(request.match_info["token"])
+        route = self._routes.get(request.match_info["token"])
         if route is None:
             return web.json_response({"error": "no harness is served at this path"}, status=404)
         started = time.monotonic()
