@@ -7,7 +7,10 @@ Every text the writers put on disk is :func:`silo.redact.redact`-ed first (no se
 an artifact).
 ``json_copy`` gives the compact text of a value and a fresh copy read back from it: the same
 copy and the same errors as ``compact`` with ``exact_loads``, only faster (orjson where it
-provably agrees, the standard library everywhere else).
+provably agrees, the standard library everywhere else). Values and texts deeper than the
+standard library reaches without raising the interpreter's recursion limit (which this module
+never touches) go to :func:`silo.jsondepth.dumps_deep` and :func:`silo.jsondepth.loads_deep`,
+up to :data:`MAX_DEPTH` levels.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from silo.jsondepth import MAX_DEPTH as MAX_DEPTH  # importing it makes room for that depth
+from silo.jsondepth import MAX_DEPTH as MAX_DEPTH
+from silo.jsondepth import dumps_deep, loads_deep
 from silo.redact import redact
 
 __all__ = [
@@ -148,18 +152,34 @@ def _exact_compact(encoder: json.JSONEncoder) -> Callable[[Any], str]:
         default=encoder.default,
     ).encode
     checked = encoder.encode
+    separators = (encoder.item_separator, encoder.key_separator)
+    sort_keys, ensure_ascii = encoder.sort_keys, encoder.ensure_ascii
 
     def encode(value: Any) -> str:
         try:
             return unchecked(value)
         except RecursionError:
+            pass
+        try:
             return checked(value)
+        except RecursionError:  # deep, not circular: the same text, written without recursion
+            return dumps_deep(
+                value, sort_keys=sort_keys, ensure_ascii=ensure_ascii, separators=separators
+            )
 
     return encode
 
 
-exact_loads: Callable[[str], Any] = json.JSONDecoder().decode
-"""``json.loads`` for text this module's encoders made, minus its per-call type dispatch."""
+_decode = json.JSONDecoder().decode
+
+
+def exact_loads(text: str) -> Any:
+    """``json.loads`` for text this module's encoders made (deep text read without recursion)."""
+    try:
+        return _decode(text)
+    except RecursionError:
+        return loads_deep(text)
+
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 compact = compact_encoder(_COMPACT)
@@ -390,9 +410,13 @@ def pretty(value: Any) -> str:
     try:
         return _pretty(value, "\n") + "\n"
     except (_Unusual, RecursionError):
-        # Not plain JSON (or absurdly deep): the standard encoder gives the same text or the
-        # same error it always gave.
+        pass
+    # Not plain JSON, or deep: the standard encoder gives the same text or the same error it
+    # always gave; too deep for it, the text it would give is written without recursion.
+    try:
         return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    except RecursionError:
+        return dumps_deep(value, indent=2) + "\n"
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.errors import SiloException
-from silo.jsondepth import MAX_DEPTH
+from silo.jsondepth import MAX_DEPTH, loads_deep
 
 __all__ = [
     "UnreadableFile",
@@ -113,6 +113,10 @@ def read_json_file(path: Path, follow: bool = True) -> Any:
     text = read_text_file(path, follow)
     try:
         return json.loads(text)
+    except RecursionError:
+        pass
+    try:  # deeper than the standard library reads without raising the recursion limit
+        return loads_deep(text)
     except RecursionError:
         raise UnreadableFile(path, f"nests deeper than {MAX_DEPTH:,} levels") from None
 

@@ -17,7 +17,9 @@ started with ``sys.executable`` and this process's import path, that has importe
 needs (a child then starts in a fork's time, and nothing of this process's threads or
 ``__main__`` is copied or re-run). Children are reused, one per rollout in flight; a killed
 one is replaced. They inherit the working folder and environment variables. :func:`check_isolated` proves, before a rollout
-opens, that the agent can be pickled and resolved in a child: otherwise one line (exit 2).
+opens, that the agent can be pickled and resolved in a child (otherwise one line, exit 2), and
+leaves a child with the agent loaded for the rollout: a process's start and the agent's
+import never count against the agent's budget.
 Isolation is for Python agents that compute: Silo's model agents gain nothing from it (on
 their own they run as coroutines of the model loop, cancelled at the deadline).
 """
@@ -47,6 +49,7 @@ from silo.agents.contract import (
 )
 from silo.agents.resolve import ResolvedAgent
 from silo.errors import AgentLoadError
+from silo.jsonio import exact_loads
 
 __all__ = ["PROCESSES", "STOP_GRACE_S", "AgentProcesses", "call_in_process", "check_isolated"]
 
@@ -63,11 +66,12 @@ _RESOLVE_WAIT_S = 300.0
 class _Child:
     """One agent process and the parent's end of its socket."""
 
-    __slots__ = ("pid", "conn", "jobs")
+    __slots__ = ("pid", "conn", "jobs", "known")
 
     def __init__(self, pid: int, conn: Connection) -> None:
         self.pid, self.conn = pid, conn
         self.jobs = itertools.count(1)
+        self.known: set[bytes] = set()  # the recipes it has resolved
 
 
 # The zygote's program: the parent's import path first, so the agent's modules import there
@@ -84,7 +88,6 @@ class AgentProcesses:
     def __init__(self) -> None:
         self._idle: list[_Child] = []
         self._lock = threading.Lock()
-        self._resolvable: set[bytes] = set()
         self._zygote: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
 
@@ -129,10 +132,14 @@ class AgentProcesses:
             self._zygote.wait()
             self._zygote = None
 
-    def take(self) -> _Child:
-        """An idle child (a new one when none is)."""
+    def take(self, key: bytes) -> _Child:
+        """An idle child, one that has resolved ``key`` if any has (a new one when none is)."""
         with self._lock:
-            child = self._idle.pop() if self._idle else None
+            idle = self._idle
+            for at in range(len(idle) - 1, -1, -1):
+                if key in idle[at].known:
+                    return idle.pop(at)
+            child = idle.pop() if idle else None
         return child if child is not None else self._start()
 
     def give_back(self, child: _Child) -> None:
@@ -160,12 +167,17 @@ class AgentProcesses:
                 "agent.isolation=thread",
             ) from None
 
-    def check(self, agent: ResolvedAgent) -> None:
-        """Raise one line unless a child can resolve ``agent`` (proved once per recipe)."""
+    def prepare(self, agent: ResolvedAgent) -> None:
+        """Make sure an idle child has resolved ``agent``; one line if none can.
+
+        Run before the rollout opens, so that starting a process and loading the agent in it
+        never counts against the agent's budget (the rollout then takes that child).
+        """
         key = self.key(agent)
-        if key in self._resolvable:
+        child = self.take(key)
+        if key in child.known:
+            self.give_back(child)
             return
-        child = self.take()
         try:
             child.conn.send(("resolve", key))
             if not child.conn.poll(_RESOLVE_WAIT_S):
@@ -179,6 +191,8 @@ class AgentProcesses:
         except BaseException:
             self.discard(child)
             raise
+        if problem is None:
+            child.known.add(key)
         self.give_back(child)
         if problem is not None:
             raise AgentLoadError(
@@ -187,7 +201,6 @@ class AgentProcesses:
                 f"{problem}; make it importable there (a file or an installed module), or use "
                 "agent.isolation=thread",
             )
-        self._resolvable.add(key)
 
     def forget(self) -> None:
         """Drop every child and the zygote: a forked process shares their sockets, not them."""
@@ -216,8 +229,11 @@ if hasattr(os, "register_at_fork"):
 
 
 def check_isolated(agent: ResolvedAgent) -> None:
-    """Raise one line (:class:`AgentLoadError`) unless ``agent`` can run in a child process."""
-    PROCESSES.check(agent)
+    """Raise one line (:class:`AgentLoadError`) unless ``agent`` can run in a child process.
+
+    Also readies an idle child with the agent loaded, outside the rollout's budget.
+    """
+    PROCESSES.prepare(agent)
 
 
 def call_in_process(
@@ -230,7 +246,8 @@ def call_in_process(
     stopped and did not return in :data:`STOP_GRACE_S` (its process is killed).
     """
     key = PROCESSES.key(agent)
-    child = PROCESSES.take()
+    child = PROCESSES.take(key)
+    child.known.add(key)  # it resolves the recipe for this run if it had not
     number = next(child.jobs)
     fields = {
         "task": inp.task,
@@ -289,7 +306,10 @@ def _serve(child: _Child, number: int, inp: AgentInput) -> tuple[str, Any]:
             continue
         kind = message[0]
         if kind == "returned":
-            return "returned", message[2]
+            try:
+                return "returned", {"output": exact_loads(message[2])}
+            except RecursionError:  # deep and not readable by orjson (a lone surrogate)
+                return "raised", AgentError("its answer could not be read back from its process")
         if kind == "raised":
             return "raised", _rebuilt(message[2], message[3], message[4])
         if kind == "emit":

@@ -14,8 +14,8 @@ parent ends its rollouts on Ctrl-C) and exits when the parent's end of its socke
 Messages, parent to child: ``("resolve", key)``, ``("run", job, key, fields)``,
 ``("reply", call, answer)``, ``("stop", job, reason)``, ``("exit",)``. Child to parent:
 ``("resolved", key, problem)``, ``("call", job, call, name, input)``, ``("user", job, call,
-text)``, ``("emit", job, kind, data)``, ``("returned", job, answer)``, ``("raised", job, kind,
-message, connect_failed)``. ``key`` is the pickled recipe; ``job`` numbers the child's agents.
+text)``, ``("emit", job, kind, data)``, ``("returned", job, answer as JSON text)``, ``("raised",
+job, kind, message, connect_failed)``. ``key`` is the pickled recipe; ``job`` numbers the child's agents.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from silo.agents.contract import (
     unwrap_output,
 )
 from silo.agents.resolve import AgentRecipe, ResolvedAgent, resolve_agent
+from silo.jsonio import compact
 from silo.loading.modules import describe_exception
 from silo.rollout.bridge import json_value
 from silo.rollout.worker import call_agent
@@ -193,12 +194,9 @@ class _Child:
         returned, value, error = call_agent(self.agents[key], inp)
         job.over = True
         if returned:
-            answer = {"output": json_value(unwrap_output(value))}
-            try:
-                self.send(("returned", number, answer))
-            except (pickle.PicklingError, RecursionError, ValueError) as exc:
-                why = f"its answer could not be sent from its process: {exc}"
-                self.send(("raised", number, "agent", why, False))
+            # As JSON text: pickle recurses once per level, and an answer may be as deep as
+            # a rollout keeps (json_value's copy is plain JSON, written without recursion).
+            self.send(("returned", number, compact(json_value(unwrap_output(value)))))
         else:
             assert error is not None
             self.send(("raised", number, *describe_error(error)))
