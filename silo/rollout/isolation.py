@@ -16,11 +16,11 @@ Children are forked by a zygote: one helper process per Silo process, a fresh in
 started with ``sys.executable`` and this process's import path, that has imported what a child
 needs (a child then starts in a fork's time, and nothing of this process's threads or
 ``__main__`` is copied or re-run). Children are reused, one per rollout in flight; a killed
-one is replaced. They inherit the working folder and environment variables. :func:`check_isolated` proves, before a rollout
-opens, that the agent can be pickled and resolved in a child (otherwise one line, exit 2), and
-leaves a child with the agent loaded for the rollout: a process's start and the agent's
-import never count against the agent's budget.
-Isolation is for Python agents that compute: Silo's model agents gain nothing from it (on
+one is replaced. They inherit the working folder and environment variables.
+:func:`check_isolated` proves, before a rollout opens, that the agent can be pickled and
+resolved in a child (otherwise one line, exit 2), and readies an idle child with the agent
+loaded for each rollout opened, so a process's start and the agent's import do not count
+against the agent's budget. Isolation is for Python agents that compute: Silo's model agents gain nothing from it (on
 their own they run as coroutines of the model loop, cancelled at the deadline).
 """
 
@@ -88,6 +88,7 @@ class AgentProcesses:
     def __init__(self) -> None:
         self._idle: list[_Child] = []
         self._lock = threading.Lock()
+        self._wanted: dict[bytes, int] = {}  # readied children the rollouts opened will take
         self._zygote: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
 
@@ -132,15 +133,23 @@ class AgentProcesses:
             self._zygote.wait()
             self._zygote = None
 
-    def take(self, key: bytes) -> _Child:
-        """An idle child, one that has resolved ``key`` if any has (a new one when none is)."""
+    def take(self, key: bytes, resolved: bool = True) -> _Child:
+        """An idle child (a new one when none is); one that has resolved ``key`` if any has.
+
+        ``resolved`` False prefers one that has not (to be readied for another rollout).
+        """
         with self._lock:
             idle = self._idle
             for at in range(len(idle) - 1, -1, -1):
-                if key in idle[at].known:
+                if (key in idle[at].known) is resolved:
                     return idle.pop(at)
             child = idle.pop() if idle else None
         return child if child is not None else self._start()
+
+    def promised(self, key: bytes) -> None:
+        """A rollout readied for by :meth:`prepare` has taken its child."""
+        with self._lock:
+            self._wanted[key] = max(0, self._wanted.get(key, 0) - 1)
 
     def give_back(self, child: _Child) -> None:
         """Take ``child`` back: its agent returned and it may run the next."""
@@ -174,10 +183,15 @@ class AgentProcesses:
         never counts against the agent's budget (the rollout then takes that child).
         """
         key = self.key(agent)
-        child = self.take(key)
-        if key in child.known:
+        with self._lock:
+            # One readied child per rollout between this and its call_in_process.
+            wanted = self._wanted[key] = self._wanted.get(key, 0) + 1
+            if sum(key in child.known for child in self._idle) >= wanted:
+                return
+        child = self.take(key, resolved=False)
+        if key in child.known:  # the only idle ones had it: a new one is readied
             self.give_back(child)
-            return
+            child = self._start()
         try:
             child.conn.send(("resolve", key))
             if not child.conn.poll(_RESOLVE_WAIT_S):
@@ -190,11 +204,13 @@ class AgentProcesses:
             _, _, problem = child.conn.recv()
         except BaseException:
             self.discard(child)
+            self.promised(key)
             raise
         if problem is None:
             child.known.add(key)
         self.give_back(child)
         if problem is not None:
+            self.promised(key)  # no rollout comes of it
             raise AgentLoadError(
                 "agent_invalid",
                 f"agent {agent.label} cannot run in a process of its own (isolation=process): "
@@ -206,6 +222,7 @@ class AgentProcesses:
         """Drop every child and the zygote: a forked process shares their sockets, not them."""
         self._idle = []
         self._lock = threading.Lock()
+        self._wanted = {}
         self._zygote, self._control = None, None
 
     def retire(self) -> None:
@@ -247,6 +264,7 @@ def call_in_process(
     """
     key = PROCESSES.key(agent)
     child = PROCESSES.take(key)
+    PROCESSES.promised(key)
     child.known.add(key)  # it resolves the recipe for this run if it had not
     number = next(child.jobs)
     fields = {

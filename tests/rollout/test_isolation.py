@@ -171,3 +171,29 @@ def test_an_unknown_isolation_is_one_line(toy_project: Path) -> None:
     with pytest.raises(AgentLoadError, match="isolation must be one of thread, process"):
         run_task("toy", "TASK-001", {"name": "solver", "isolation": "fork"},
                  project_dir=toy_project, write_artifacts=False)  # fmt: skip
+
+
+SLOW_IMPORT = """
+import time
+
+time.sleep(1.0)  # an agent whose module takes a while to import (a model, a big library)
+
+
+def agent(inp):
+    return "ready"
+"""
+
+
+def test_starting_a_process_and_loading_the_agent_never_count_against_its_budget(
+    toy_project: Path,
+) -> None:
+    path = toy_project / "slow_import.py"
+    path.write_text(SLOW_IMPORT)
+    spec = {"path": str(path), "isolation": "process"}
+    points = [Point("toy", "TASK-001", spec, "slow-import", Budget(timeout_ms=500), seed=i)
+              for i in range(4)]  # fmt: skip
+    group = toy_project / "g"
+    run_points(points, 1, project_dir=toy_project, group_dir=group, group_id="g",
+               progress=False, max_concurrency=4)  # fmt: skip
+    runs = [json.loads(p.read_text()) for p in group.glob("*/run.json")]
+    assert [r["terminationReason"] for r in runs] == ["completed"] * 4
