@@ -262,26 +262,32 @@ def call_in_process(
     thread: (returned, what it returned, what it raised); (False, None, None) when it was
     stopped and did not return in :data:`STOP_GRACE_S` (its process is killed).
     """
-    key = PROCESSES.key(agent)
-    child = PROCESSES.take(key)
-    PROCESSES.promised(key)
-    child.known.add(key)  # it resolves the recipe for this run if it had not
-    number = next(child.jobs)
-    fields = {
-        "task": inp.task,
-        "tools": inp.tools,
-        "seed": inp.seed,
-        "task_id": inp.task_id,
-        "environment": inp.environment,
-        "deadline": inp.deadline,
-        "opening": inp.user.opening if inp.user is not None else None,
-    }
-    try:
+    child: _Child | None = None
+    try:  # like call_agent, never raises: whatever goes wrong is the run's recorded failure
+        key = PROCESSES.key(agent)
+        PROCESSES.promised(key)
+        child = PROCESSES.take(key)
+        child.known.add(key)  # it resolves the recipe for this run if it had not
+        number = next(child.jobs)
+        fields = {
+            "task": inp.task,
+            "tools": inp.tools,
+            "seed": inp.seed,
+            "task_id": inp.task_id,
+            "environment": inp.environment,
+            "deadline": inp.deadline,
+            "opening": inp.user.opening if inp.user is not None else None,
+        }
         child.conn.send(("run", number, key, fields))
         ended, outcome = _serve(child, number, inp)
-    except BaseException:
-        PROCESSES.discard(child)
-        raise
+    except (EOFError, OSError):  # its socket broke: the process died under it
+        if child is not None:
+            PROCESSES.discard(child)
+        return False, None, AgentError("the agent's process exited before it returned")
+    except BaseException as exc:  # noqa: BLE001 - e.g. no process could start: recorded
+        if child is not None:
+            PROCESSES.discard(child)
+        return False, None, exc
     if ended == "gone":  # stopped and killed, or its process died
         return False, None, outcome
     PROCESSES.give_back(child)

@@ -50,6 +50,10 @@ def greedy(inp):
 
 def pid(inp):
     return {"output": os.getpid()}
+
+def exits(inp):
+    inp.call_tool("bump", {"id": "C-1"})
+    os._exit(3)
 """
 
 
@@ -94,6 +98,18 @@ def test_the_agent_runs_in_another_process(toy_project: Path, agents: Path) -> N
                       write_artifacts=False)  # fmt: skip
     output = result.result["agentOutput"]
     assert isinstance(output, int) and output != os.getpid()
+
+
+def test_an_agent_whose_process_dies_is_an_agent_error_and_the_next_rollout_runs(
+    toy_project: Path, agents: Path
+) -> None:
+    died = run_task("toy", "TASK-001", _spec(agents, "exits"), project_dir=toy_project,
+                    write_artifacts=False)  # fmt: skip
+    assert died.termination_reason == "agent_error"
+    assert died.error == "the agent's process exited before it returned"
+    after = run_task("toy", "TASK-001", {"name": "solver", "isolation": "process"},
+                     project_dir=toy_project, write_artifacts=False)  # fmt: skip
+    assert after.passed
 
 
 def test_a_cpu_looping_agent_times_out_and_its_process_is_killed(
