@@ -133,12 +133,14 @@ class _Child:
         try:
             self.send((kind, job.number, call, *payload))
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError, ValueError):
-            self.waiting.pop(call, None)
             if kind != "call":
+                self.waiting.pop(call, None)
                 raise
-            name, value = payload
-            self.send((kind, job.number, call, name, Unpicklable(_bounded_repr(value))))
-            self.waiting[call] = box
+            # What cannot cross (an object, a value too deep for pickle) goes as its text: the
+            # bridge there refuses it, quoting it, as it refuses any input that is not JSON.
+            name, value = (Unpicklable(_bounded_repr(v)) for v in payload)
+            self.send((kind, job.number, call, payload[0] if type(payload[0]) is str else name,
+                       value))  # fmt: skip
         answer = box.get()
         if answer[0] == "limit":
             raise RunLimitError(answer[1], answer[2])

@@ -51,6 +51,11 @@ def greedy(inp):
 def pid(inp):
     return {"output": os.getpid()}
 
+def odd_inputs(inp):
+    a = inp.call_tool("bump", {"id": lambda: 1})  # cannot be pickled: crosses as its text
+    b = inp.call_tool("bump", {"id": {1, 2}})
+    return [a["output"]["code"], b["output"]["code"]]
+
 def exits(inp):
     inp.call_tool("bump", {"id": "C-1"})
     os._exit(3)
@@ -78,7 +83,7 @@ def _run(project: Path, agent: Any, runs: Path, timeout_ms: int = 60_000) -> Pat
     return Path(result.run_dir)
 
 
-@pytest.mark.parametrize("attr", ["raises", "misuses", "greedy"])
+@pytest.mark.parametrize("attr", ["raises", "misuses", "greedy", "odd_inputs"])
 def test_an_isolated_agent_leaves_the_record_it_leaves_on_a_thread(
     toy_project: Path, agents: Path, attr: str
 ) -> None:
