@@ -221,5 +221,10 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("user_invalid", ConfigError, "the simulated user cannot be built (e.g. user.model unset)"),
     ("session_no_user", SessionError, "message_user on a session whose task has no user block"),
     ("user_not_deterministic", BaselineError, "the simulated user may vary, so cannot be pinned"),
+    (
+        "judge_not_deterministic",
+        BaselineError,
+        "a model judge's verdicts vary, so cannot be pinned",
+    ),
 )
 """Every error code: code → :class:`ErrorCode` (its class and meaning). Read-only."""

@@ -261,7 +261,11 @@ class ModelAgent(ABC):
         callers that keep their own conversation, such as a model playing the user. From any
         thread but the model loop's.
         """
-        return run_on_model_loop(self._conversation(inp, state).step(1))
+        return run_on_model_loop(self.acomplete(inp, state))
+
+    async def acomplete(self, inp: AgentInput, state: dict[str, Any]) -> Reply:
+        """:meth:`complete` as a coroutine of the model loop (many completions in flight)."""
+        return await self._conversation(inp, state).step(1)
 
     def _conversation(self, inp: AgentInput, state: dict[str, Any] | None) -> _Conversation:
         key = self._api_key()

@@ -27,6 +27,7 @@ __all__ = [
     "CheckDocument",
     "CollectionChanges",
     "InfraErrorRecord",
+    "JudgedSummary",
     "NotGradedRecord",
     "ModelStepEvent",
     "ResultDocument",
@@ -46,7 +47,7 @@ __all__ = [
     "read_document",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: run_start names its stored tool specs (toolsSha256), no copy
 """The version of ``run.json`` and of the trace's events (``schemaVersion`` in both)."""
 
 
@@ -133,6 +134,8 @@ class RunDocument(TypedDict):
     modelUnreachable: NotRequired[bool]  # model_error: the endpoint refused the connection
     agentOutputTruncated: NotRequired[dict[str, int]]  # {chars, keptChars}
     agentIsolation: NotRequired[str]  # "process": the agent ran in a child process
+    # a task's opt-in combinedReward, added by its judging: {formula, checks, judged, reward}
+    combinedReward: NotRequired[dict[str, Any]]
 
 
 class _Event(TypedDict):
@@ -151,7 +154,10 @@ class RunStartEvent(_Event):
     task: dict[str, Any]
     agent: str
     config: RunConfig
-    tools: list[dict[str, Any]]
+    # On disk: the name of the stored specs (silo.artifacts.tool_store). In memory, and in
+    # schema version 1: the specs themselves.
+    toolsSha256: NotRequired[str]
+    tools: NotRequired[list[dict[str, Any]]]
 
 
 class ToolCallEvent(_Event):
@@ -226,6 +232,18 @@ TraceEvent = (
 """One line of ``trace.jsonl``; ``type`` tells which."""
 
 
+class JudgedSummary(TypedDict):
+    """A row's judged items (its runs' ``judgement.json``), counted apart from the checks."""
+
+    runs: int
+    passed: int
+    failed: int
+    abstained: int
+    judgeErrors: int  # runs a judge failed on (its endpoint), not the agent's failure
+    passRate: float | None  # passed / (passed + failed); None when no item was graded
+    meanCombinedReward: NotRequired[float]  # tasks that declare a combinedReward only
+
+
 class SummaryRow(TypedDict):
     """One task x agent of a group: its rollouts by outcome; rates and pass^k over the graded.
 
@@ -252,6 +270,7 @@ class SummaryRow(TypedDict):
     userIdentity: NotRequired[dict[str, Any]]
     usage: NotRequired[dict[str, int | float]]
     estimatedCost: NotRequired[float]  # the runs' estimatedCost summed (priced runs only)
+    judged: NotRequired[JudgedSummary]  # runs judged with judge=: their rubric items, apart
 
 
 class AgentSummaryRow(TypedDict):
@@ -277,6 +296,7 @@ class TemplateSummaryRow(TypedDict):
     passRate: float
     meanReward: float
     passHatK: dict[str, float]
+    judged: NotRequired[JudgedSummary]  # the instances' judged items, pooled
 
 
 class InfraErrorRecord(TypedDict):

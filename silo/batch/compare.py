@@ -34,6 +34,10 @@ holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the f
   and ``firstDifference``, the index of the first message that differs or ``None``).
 - ``agents``: per agent, its ``summary.json`` agent row on each side and, for every k both
   sides have, ``passHatK[k] = {a, b, delta}``.
+- ``templates``: a template's instances pooled per side, paired
+  (:mod:`silo.batch.compare_pooled`); in the JSON only when a side ran instances. A row's
+  ``judged`` items (``summary.json``'s) come along in ``a``/``b``, with ``judgedPassRate`` in
+  ``delta`` when both sides were judged; they never decide a status.
 
 A cell *regressed* when its pass rate dropped (``regression`` or ``worse``); cells only in A
 are listed but are not regressions. Numbers are rounded like ``summary.json``.
@@ -55,6 +59,7 @@ from silo.artifacts.documents import (
     read_document,
 )
 from silo.batch.baseline_changes import explain_changes
+from silo.batch.compare_pooled import compare_templates, judged_delta
 from silo.batch.outcomes import OUTCOMES, PASSED
 from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, load_rollout
 from silo.errors import ArtifactError
@@ -140,6 +145,8 @@ class Comparison:
     b: Side
     cells: list[dict[str, Any]]
     agents: list[dict[str, Any]]
+    # templates pooled per side (silo.batch.compare_pooled); empty without instances
+    templates: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def regressed(self) -> list[dict[str, Any]]:
@@ -159,6 +166,7 @@ class Comparison:
             "regressed": len(self.regressed),
             "cells": self.cells,
             "agents": self.agents,
+            **({"templates": self.templates} if self.templates else {}),
         }
 
 
@@ -218,7 +226,8 @@ def compare(a: str | Path, b: str | Path, project_dir: Path) -> Comparison:
                 entry["status"] = "changed"  # the same verdicts, another result or world
         cells.append(entry)
     agents = _compare_agents(agent_rows(list(rows_a.values())), agent_rows(list(rows_b.values())))
-    return Comparison(side_a, side_b, cells, agents)
+    templates = compare_templates(rows_a.values(), rows_b.values())
+    return Comparison(side_a, side_b, cells, agents, templates)
 
 
 def _pair(
@@ -267,6 +276,9 @@ def _compare_cell(
         delta = {key: _delta(row_a, row_b, key, places) for key, places in _DELTAS.items()}
         if "estimatedCost" in row_a and "estimatedCost" in row_b:  # both sides priced
             delta["estimatedCost"] = round(row_b["estimatedCost"] - row_a["estimatedCost"], 6)
+        judged = judged_delta(row_a, row_b)
+        if judged is not None:  # both sides judged: beside the checks, never in the status
+            delta["judgedPassRate"] = judged
     return {
         "environment": env,
         "task": task,

@@ -30,7 +30,9 @@ from silo.artifacts.run_folder import new_run_id
 from silo.batch.compare import resolve_folder
 from silo.errors import ArtifactError, SiloError
 from silo.judges.judgement import judge_run
+from silo.judges.reward import judged_task
 from silo.judges.rubric import Judge
+from silo.loading.environment import load_environment
 from silo.rollout.run import run_task
 
 __all__ = ["Regrade", "RegradeRow", "find_runs", "regrade"]
@@ -52,7 +54,7 @@ class RegradeRow:
     checks: list[dict[str, Any]] = field(default_factory=list)  # {label, before, after}
     divergences: int = 0
     error: str = ""
-    # judgement.json's counts when judges ran: passed, failed, abstained, agreement
+    # judgement.json's counts when judges ran: passed, failed, abstained, agreement, judgeErrors
     judged: Mapping[str, Any] | None = None
 
     @property
@@ -182,10 +184,11 @@ def _replay(
     divergences = _divergences(rollout.run_dir)
     judged = None
     if judges and rollout.run_dir is not None:
-        document = judge_run(
-            rollout.run_dir, rollout.task, judges, project / ".silo" / "judge-cache"
-        )
-        judged = {k: document[k] for k in ("passed", "failed", "abstained", "agreement")}
+        environment = load_environment(base.environment, project)
+        task = judged_task(rollout.task, environment)  # the environment's combinedReward
+        document = judge_run(rollout.run_dir, task, judges, project / ".silo" / "judge-cache")
+        keys = ("passed", "failed", "abstained", "agreement", "judgeErrors")
+        judged = {k: document[k] for k in keys}
     return replace(
         base,
         regraded=str(rollout.run_dir or ""),

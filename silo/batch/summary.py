@@ -9,7 +9,8 @@ tool calls and pass^k (k = 1..runs, the unbiased estimator C(c, k) / C(n, k) for
 n trials); the others are counted apart in the row and listed in ``notGraded`` with their
 one-line reason. Rows carry token usage summed over the runs and ``estimatedCost`` summed
 when runs were priced (``pricing=``, :mod:`silo.batch.cost`; the table then has a ``cost``
-column). Instances of a task template (``TASK-010#17``) are rows of their own, and are also
+column), and ``judged`` when runs were judged (:mod:`silo.batch.judged_rows`: their rubric
+items, listed under the table apart from the checks, which judging never changes). Instances of a task template (``TASK-010#17``) are rows of their own, and are also
 pooled per template × agent under ``templates`` (:mod:`silo.batch.template_rows`; the key is
 absent when the group ran none). One row per agent averages pass^k over its graded tasks. Everything is read
 from disk, so it works the same under any launcher.
@@ -46,6 +47,7 @@ from silo.artifacts.documents import (
     read_document,
 )
 from silo.batch.cost import summed_cost
+from silo.batch.judged_rows import judged_lines, judged_summary, judged_text, read_judgement
 from silo.batch.outcomes import (
     COULD_NOT_START,
     ENVIRONMENT_ERROR,
@@ -250,6 +252,9 @@ def cell_row(
     cost = summed_cost(r.run for r in items)
     if cost is not None:
         row["estimatedCost"] = cost
+    judged = judged_summary(read_judgement(r.folder) for r in items)
+    if judged is not None:
+        row["judged"] = judged
     return row
 
 
@@ -456,7 +461,9 @@ def format_table(summary: SummaryDocument) -> str:
             f"template {pooled['template']} {pooled['agent']} over {pooled['instances']} "
             f"instance(s): rate {pooled['passRate']:.2f} reward {pooled['meanReward']:.2f} "
             f"pass^k {ks}"
+            + (f"; judged {judged_text(pooled['judged'])}" if pooled.get("judged") else "")
         )
+    lines.extend(judged_lines(summary["rows"]))
     lines.extend(_reason_lines(summary["notGraded"]))
     lines.append(count_line(outcome_counts(summary["rows"])))
     return "\n".join(lines)

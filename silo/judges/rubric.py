@@ -18,11 +18,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from silo.errors import TaskError
+from silo.errors import SiloException, TaskError
 from silo.jsonio import canonical
 from silo.tasks import Task
 
-__all__ = ["ABOUT", "Judge", "Material", "RubricItem", "Verdict", "material_of", "rubric_items"]
+__all__ = [
+    "ABOUT",
+    "Judge",
+    "JudgeError",
+    "Material",
+    "RubricItem",
+    "Verdict",
+    "material_of",
+    "rubric_items",
+]
 
 ABOUT = ("conversation", "answer", "changes")
 
@@ -44,12 +53,17 @@ class RubricItem:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A judge's grade of one item: ``pass``, ``fail`` or ``abstain``, and why."""
+    """A judge's grade of one item: ``pass``, ``fail`` or ``abstain``, and why.
+
+    ``steps`` are the trace events of the calls it took (a model judge's ``judge_step``), for
+    the run's ``trace.jsonl``; they are neither cached nor part of ``judgement.json``.
+    """
 
     verdict: str
     reason: str
     model: str | None = None
     usage: Mapping[str, int] = field(default_factory=dict)
+    steps: tuple[Mapping[str, Any], ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -72,6 +86,14 @@ class Material:
             }
         )
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+class JudgeError(SiloException):
+    """A judge failed to grade (a model judge's endpoint); ``steps`` are the events it made."""
+
+    def __init__(self, message: str, steps: tuple[Mapping[str, Any], ...] = ()) -> None:
+        super().__init__(message)
+        self.steps = steps
 
 
 class Judge(Protocol):

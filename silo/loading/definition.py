@@ -47,7 +47,9 @@ class Manifest:
     ``id_patterns`` (``idPatterns``) are regular expressions of the record ids task
     instructions may name, beside the shapes ``silo-validate`` infers from the data.
     ``reward`` is how its tasks' checks become a reward (``weighted`` or ``binary``) unless a
-    task file says otherwise.
+    task file says otherwise. ``combined_reward`` (``combinedReward``) is the formula its judged
+    tasks mix the checks' reward and judged items with, unless a task file gives its own
+    (checked where it is used, :mod:`silo.judges.reward`); None: the checks' reward alone.
     """
 
     name: str
@@ -58,6 +60,7 @@ class Manifest:
     present: bool = False
     id_patterns: tuple[str, ...] = ()
     reward: str = "weighted"
+    combined_reward: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass

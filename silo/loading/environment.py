@@ -128,6 +128,11 @@ def read_manifest(root: Path) -> Manifest:
     reward = raw.get("reward", "weighted")
     if reward not in REWARD_MODES:
         raise _manifest_error(root, f': "reward" is {reward!r}; use one of weighted, binary')
+    combined = raw.get("combinedReward")
+    if combined is not None and not isinstance(combined, dict):
+        raise _manifest_error(
+            root, ': "combinedReward" must be an object like {"checks": 0.8, "judged": 0.2}'
+        )
     return Manifest(
         name=text("name") or root.name,
         template=text("template"),
@@ -137,6 +142,7 @@ def read_manifest(root: Path) -> Manifest:
         present=True,
         id_patterns=tuple(patterns),
         reward=reward,
+        combined_reward=combined,
     )
 
 

@@ -1,7 +1,9 @@
 """The rollout core: one rollout from its ``run_start`` event to its five artifacts.
 
 Contract: :meth:`Rollout.open` takes a fresh world, allocates the run folder (when artifacts are
-written), opens the trace and writes ``run_start``. Tool calls go through ``rollout.bridge``.
+written), opens the trace and writes ``run_start``, whose tool specs are stored once in the
+project's ``.silo/tools`` and named by ``toolsSha256`` (:mod:`silo.artifacts.tool_store`; a
+trace kept in memory, or run folders outside a ``.silo``, carry them as ``tools``). Tool calls go through ``rollout.bridge``.
 :meth:`Rollout.finish` ends it once: no call may start after it began, the verifier grades the
 frozen world, ``trace.jsonl`` is completed and ``state-diff.json``, ``state-changes.json``,
 ``result.json`` and ``run.json`` are written; the world goes back to its pool. Every driver (:func:`run_task` with
@@ -30,6 +32,7 @@ from typing import Any
 from silo.agents.contract import UserChannel, output_text
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
+from silo.artifacts.tool_store import TOOLS_KEY, store_for, store_tools, tools_digest
 from silo.errors import ConfigError, EnvironmentLoadError
 from silo.jsonio import plain_copy, write_json_new
 from silo.loading.environment import (
@@ -172,6 +175,11 @@ def _tool_mistake(world: World) -> str:
     return tool_mistake(world.tool_list) or ""
 
 
+def _tools_sha(world: World) -> str:
+    """The stored specs' name (:func:`tools_digest`), computed once per pool."""
+    return tools_digest(tools_json(world)[1])
+
+
 def tools_json(world: World) -> tuple[str, bytes, list[dict[str, Any]]]:
     """The tool specs and the ``tools`` of ``run_start`` as JSON text and UTF-8.
 
@@ -262,8 +270,16 @@ class Rollout:
             check_tools(environment.name, [], pool.derived(_tool_mistake, world))
             run_id: str | None = None
             run_dir: Path | None = None
+            store: str | None = None  # where the tool specs are stored, if they are
             if runs_dir is not None:
                 run_id, run_dir = allocate_run_dir(runs_dir)
+                store = store_for(os.fspath(runs_dir))
+                try:  # before the trace names them: no reader finds a reference without specs
+                    if store is not None:
+                        digest = pool.derived(_tools_sha, world)
+                        store_tools(store, digest, pool.derived(tools_json, world)[1])
+                except OSError as exc:
+                    raise unwritable(Path(store or runs_dir), exc, "the tool specs store") from None
             try:
                 trace = TraceWriter(f"{os.fspath(run_dir)}{os.sep}trace.jsonl" if run_dir else None)
             except OSError as exc:
@@ -301,21 +317,19 @@ class Rollout:
         )  # fmt: skip
         try:
             tools_text, tools_utf8, specs = pool.derived(tools_json, world)
-            trace.event_with_json(
-                "run_start",
-                {
-                    "schemaVersion": SCHEMA_VERSION,
-                    "runId": run_id,
-                    "groupId": group_id,
-                    "environment": environment.name,
-                    "task": run["task"],
-                    "agent": agent_label,
-                    "config": config,
-                },
-                "tools",
-                tools_text,
-                tools_utf8,
-            )
+            start = {
+                "schemaVersion": SCHEMA_VERSION,
+                "runId": run_id,
+                "groupId": group_id,
+                "environment": environment.name,
+                "task": run["task"],
+                "agent": agent_label,
+                "config": config,
+            }
+            if store is not None:
+                trace.event("run_start", {**start, TOOLS_KEY: pool.derived(_tools_sha, world)})
+            else:  # in memory, or outside a .silo: no store to refer to
+                trace.event_with_json("run_start", start, "tools", tools_text, tools_utf8)
             if simulated is not None and task.user is not None:
                 rollout.conversation = Conversation(
                     task.user, simulated, rollout.bridge, limits.max_user_turns, seed

@@ -19,7 +19,8 @@ way as ``interrupted``.
 Silo's model agents (:func:`~silo.agents.model_loop.loop_native`) leave the worker thread once
 the rollout is open: their conversation runs as a task of the process's model loop, which
 records the rollout when it ends, and the deadline or interrupt cancels that task, so thousands
-in flight cost no thread each. A conversational rollout whose simulated user is not
+in flight cost no thread each; that task's grace period is counted on the loop, so a
+loop busy with other rollouts does not turn a cancelled request into an abandoned agent. A conversational rollout whose simulated user is not
 deterministic (a model playing the user answers synchronously, from the agent's side) keeps the
 worker thread. Exactly one of the agent's thread and the abandoning one records the
 rollout: the first to claim it under the rollout's lock. Measured against a driver thread per
@@ -58,6 +59,9 @@ from silo.rollout.worker import WORKERS, AgentOutcome, call_agent
 from silo.tasks import Task
 
 __all__ = ["Done", "start_task"]
+
+LOOP_STALL_S = 5.0
+"""How long after its deadline a task on a model loop that stopped turning is abandoned."""
 
 Done = Callable[[RolloutResult | BaseException], None]
 """Told once how a rollout ended: its result, or the exception that stopped it."""
@@ -202,10 +206,19 @@ class _OnItsWorker(AgentOutcome):
         rollout = self.rollout
         assert rollout is not None  # deadlines and interrupts are watched once it is open
         rollout.bridge.end(reason)
-        task = self.task
-        if task is not None:  # a coroutine waiting on its endpoint stops at once
-            model_loop().call_soon_threadsafe(task.cancel)
-        DEADLINES.at(time.monotonic() + GRACE_S, self._abandon)
+        if self.task is None:
+            DEADLINES.at(time.monotonic() + GRACE_S, self._abandon)
+            return
+        # A coroutine's grace counts on its own loop: a loop busy recording other rollouts
+        # delays the cancel, not the agent. The timer's later check is for a blocked loop.
+        model_loop().call_soon_threadsafe(self._cancel_on_loop)
+        DEADLINES.at(time.monotonic() + LOOP_STALL_S, self._abandon)
+
+    def _cancel_on_loop(self) -> None:
+        """On the model loop: cancel the agent's task; abandon it if it has not ended by then."""
+        assert self.task is not None
+        self.task.cancel()  # a coroutine waiting on its endpoint stops at its next step
+        asyncio.get_running_loop().call_later(GRACE_S, self._abandon)
 
     def _abandon(self) -> None:
         """The agent did not return in the grace period: record the rollout without it."""

@@ -33,7 +33,7 @@ from silo.view.sweep_page import sweep_body
 __all__ = ["MANIFEST", "BuildResult", "build_site"]
 
 MANIFEST = "manifest.json"
-_PAGES = 2  # bump when pages change shape, so an older site is rebuilt whole
+_PAGES = 3  # bump when pages change shape, so an older site is rebuilt whole
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ Contract: :func:`group_body` renders a group/sweep folder: a header (name, kind,
 outcome: passed, failed, environment error, model error, could not start; see
 :mod:`silo.batch.outcomes`), the per-agent pass^k, the summary table (one row per task × agent:
 rollouts, graded runs, passes, not graded, rate, mean reward, mean tool calls, termination
-reasons, pass^k; rates over the graded alone) in which every row links to its runs, then every
+reasons, pass^k; rates over the graded alone; a "judged" column, apart from the checks, when
+runs were judged: :mod:`silo.view.judged`) in which every row links to its runs, the
+templates' instances pooled (each instance linking to its row's runs), then every
 run rendered by :func:`silo.view.run_page.run_section` inside a ``<details>`` closed by default
 (a link to it opens it), the run folders that hold no finished rollout (``UNFINISHED``), and the
 rollouts that were not graded with their reason. The summary is the folder's ``summary.json``
@@ -30,6 +32,7 @@ from silo.batch.summary import (
     summarize,
 )
 from silo.view.html import anchor, badge, esc, table
+from silo.view.judged import judged_cell, templates_section
 from silo.view.optional_json import optional_json
 from silo.view.run_page import RUN_FILES, RunFolder, load_run, run_section, verdict
 
@@ -115,7 +118,9 @@ def _num(value: Any, places: int) -> str:
     return f"{value:.{places}f}" if isinstance(value, (int, float)) else "-"
 
 
-def _summary_row(row: dict[str, Any], cell_id: str, runs: list[RunFolder]) -> list[str]:
+def _summary_row(
+    row: dict[str, Any], cell_id: str, runs: list[RunFolder], judged: bool
+) -> list[str]:
     """A task × agent's cells: the task links to its runs' heading, then one link per run."""
     links = "".join(
         f'<a class="pill {"pass" if verdict(run) == "PASS" else ""}" href="#{_run_id(run)}">{n}</a>'
@@ -132,6 +137,7 @@ def _summary_row(row: dict[str, Any], cell_id: str, runs: list[RunFolder]) -> li
         _num(row.get("meanToolCalls"), 1),
         esc(", ".join(f"{k}:{v}" for k, v in reasons)),
         _pass_hat_k(row.get("passHatK")),
+        *([judged_cell(row)] if judged else []),
         links,
     ]
 
@@ -143,12 +149,15 @@ def group_body(folder: Path) -> tuple[str, str]:
     cells = group_cells(rollouts)
     finished = {r.folder for items in cells.values() for r in items}
     rows, classes, sections = [], [], []
+    judged = any("judged" in row for row in _records(summary, "rows"))  # a column only then
+    cell_ids: dict[tuple[str, str], str] = {}
     for i, row in enumerate(_records(summary, "rows"), 1):
         key = (str(row.get("environment")), str(row.get("task")), str(row.get("agent")))
         items = sorted(cells.pop(key, []), key=lambda r: (_repeat(r.run), r.folder.name))
         runs = [load_run(r.folder) for r in items]
         cell_id = anchor("cell", str(i))
-        rows.append(_summary_row(row, cell_id, runs))
+        cell_ids[(str(row.get("task")), str(row.get("agent")))] = f"#{cell_id}"
+        rows.append(_summary_row(row, cell_id, runs, judged))
         rate = row.get("passRate")
         classes.append("" if rate == 1 else "fail-required" if rate == 0 else "fail-optional")
         title = f"{row.get('task')} · {row.get('agent')} · {row.get('environment')}"
@@ -157,7 +166,9 @@ def group_body(folder: Path) -> tuple[str, str]:
     headers = ["task", "agent", "rollouts#", "graded#", "passes#", "not graded#", "rate#"]
     headers += ["reward#", "calls#", "termination"]
     parts = [_header(folder, summary, source), _agents(summary), "<h2>Summary</h2>"]
-    parts.append(table([*headers, "pass^k", "runs (link)"], rows, classes))
+    headers += ["pass^k", *(["judged"] if judged else []), "runs (link)"]
+    parts.append(table(headers, rows, classes))
+    parts.append(templates_section(summary, cell_ids))
     parts.append('<h2 id="runs">Runs</h2>' + "".join(sections))
     leftover = [r for items in cells.values() for r in items]  # finished but not in summary
     extra = [_run_details(load_run(r.folder), r.resumed) for r in leftover]

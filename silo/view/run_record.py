@@ -20,7 +20,8 @@ from silo.view.run_page import RUN_FILES, load_run, verdict
 
 __all__ = ["ARTIFACT_FILES", "RunRecord", "read_record", "record_from_json", "stamp"]
 
-ARTIFACT_FILES = (*RUN_FILES, "state-changes.json")
+# judgement.json is written after the run (judge=): judging a run renders its page anew.
+ARTIFACT_FILES = (*RUN_FILES, "state-changes.json", "judgement.json")
 _TOKEN_KEYS = ("totalTokens", "total_tokens", "tokens")
 
 

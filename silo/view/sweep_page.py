@@ -3,7 +3,8 @@
 Contract: :func:`sweep_body` takes the group folder's name, its ``summary.json`` (``{}`` when
 there is none) and the :class:`~silo.view.run_record.RunRecord` of each of its runs, and returns
 the page body: the counts, the agents and models side by side per task (pass^k, mean reward,
-tokens, cost: :mod:`silo.view.agents_table`), then inline-SVG charts (:mod:`silo.view.charts`) — pass^k by k per
+tokens, cost: :mod:`silo.view.agents_table`), the templates' instances pooled with a link to
+each instance's first run (:func:`silo.view.judged.templates_section`), then inline-SVG charts (:mod:`silo.view.charts`) — pass^k by k per
 agent (from ``summary.json``'s agents, else computed from the runs with
 :func:`silo.batch.summary.pass_hat_k`), pass rate and mean reward by task (one bar per task,
 over every agent), mean tokens by task when the runs recorded usage, and the distribution of
@@ -21,6 +22,7 @@ from silo.batch.summary import outcome_counts, pass_hat_k
 from silo.view.agents_table import agents_side_by_side
 from silo.view.charts import bar_chart, histogram, line_chart
 from silo.view.html import esc, fmt_ms, mapping, records, table
+from silo.view.judged import templates_section
 from silo.view.run_record import RunRecord
 
 __all__ = ["sweep_body"]
@@ -122,8 +124,12 @@ def sweep_body(name: str, summary: dict[str, Any], runs: list[RunRecord]) -> str
     body = table([*headers, "duration#"], [_row(r) for r in ordered])
     side = agents_side_by_side(summary)
     agents = f'<h2 id="agents">Agents and models by task</h2>{side}' if side else ""
+    first_runs: dict[tuple[str, str], str] = {}  # an instance's drill-down: its first run
+    for run in ordered:
+        first_runs.setdefault((run.task, run.agent), f"{quote(run.run)}.html")
     return (
         f"<h1>{esc(name)}</h1><p>{esc(counts)}</p>{agents}"
+        f"{templates_section(summary, first_runs)}"
         f"<h2>Charts</h2>{sweep_charts(summary, runs)}"
         f'<h2 id="runs">Runs</h2>{body}'
     )

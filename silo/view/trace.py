@@ -8,7 +8,9 @@ that is not a JSON object (a line cut when the run was killed mid-write) becomes
 ``isError`` in red with the error's ``code``; a call with no result says so, a result with no
 call stands alone), ``model_step`` (turn, assistant text, tool calls, usage, latency),
 ``agent_output``, ``run_start``/``run_end``/``verifier_result`` on one line, any other event with
-its fields, and a bad line as a warning. Times are offsets from the first event's ``at``.
+its fields, and a bad line as a warning. ``run_start`` is read with its ``tools`` filled in from
+the specs it names (:func:`silo.artifacts.tool_store.offered_tools`); specs that are gone add a
+sentence to ``problems``. Times are offsets from the first event's ``at``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.tool_store import PROJECT_FOLDER, TOOLS_FOLDER, TOOLS_KEY, offered_tools
 from silo.safe_files import UnreadableFile, read_bytes_file
 from silo.view.html import esc, fmt_ms, json_block, mapping, records, table, text_block
 
@@ -54,8 +57,24 @@ def read_trace(path: Path, problems: list[str]) -> list[dict[str, Any] | BadLine
             event = json.loads(line)
         except (json.JSONDecodeError, RecursionError):
             event = None
+        if isinstance(event, dict) and event.get("type") == "run_start":
+            event = _with_tools(event, path.parent, problems)
         trace.append(event if isinstance(event, dict) else BadLine(number, line))
     return trace
+
+
+def _with_tools(start: dict[str, Any], run_dir: Path, problems: list[str]) -> dict[str, Any]:
+    """``run_start`` with its ``tools``: its own, or the stored specs it names by digest."""
+    if "tools" in start or TOOLS_KEY not in start:
+        return start
+    tools = offered_tools(run_dir, start)
+    if tools is None:
+        problems.append(
+            f"the tool specs {PROJECT_FOLDER}/{TOOLS_FOLDER}/{start[TOOLS_KEY]}.json are missing "
+            "or damaged (a run folder copied without its project's .silo/tools?)"
+        )
+        return start
+    return {**start, "tools": tools}
 
 
 def _offset(at: Any, origin: datetime | None) -> str:

@@ -30,6 +30,7 @@ GROUPS = (
     "user",
     "sweep",
     "pricing",
+    "judge",
 )  # silo's config groups (sweep= is added: +sweep=)
 RUN_KEYS = (  # the top-level keys of silo-run's primary config (silo/_main/silo.yaml)
     "env",
@@ -177,7 +178,7 @@ def _check_launcher(choice: str) -> None:
 
 def _check_key(key: str, keys: Collection[str]) -> None:
     head, _, rest = key.partition(".")
-    if "/" in head or (head in ("hydra", "agent", "user") and head in keys):
+    if "/" in head or (head in ("hydra", "agent", "user", "judge") and head in keys):
         return  # Hydra checks these itself (see silo.cli.hydra.errors for agent.* typos)
     choices: Sequence[str]
     if head not in keys:
