@@ -5,7 +5,10 @@ trailing newline); ``canonical`` gives a key-order-independent text used for equ
 files (atomically, redacted) is the artifacts layer's job: :mod:`silo.artifacts.atomic`.
 ``json_copy`` gives the compact text of a value and a fresh copy read back from it: the same
 copy and the same errors as ``compact`` with ``exact_loads``, only faster (orjson where it
-provably agrees, the standard library everywhere else).
+provably agrees, the standard library everywhere else). Values and texts deeper than the
+standard library reaches without raising the interpreter's recursion limit (which this module
+never touches) go to :func:`silo.jsondepth.dumps_deep` and :func:`silo.jsondepth.loads_deep`,
+up to :data:`MAX_DEPTH` levels.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import json
 from collections.abc import Callable
 
 from silo.json_types import JSON
-from silo.jsondepth import MAX_DEPTH as MAX_DEPTH  # importing it makes room for that depth
+from silo.jsondepth import MAX_DEPTH as MAX_DEPTH
+from silo.jsondepth import dumps_deep, loads_deep
 
 __all__ = [
     "compact",
@@ -134,18 +138,34 @@ def _exact_compact(encoder: json.JSONEncoder) -> Callable[[JSON], str]:
         default=encoder.default,
     ).encode
     checked = encoder.encode
+    separators = (encoder.item_separator, encoder.key_separator)
+    sort_keys, ensure_ascii = encoder.sort_keys, encoder.ensure_ascii
 
     def encode(value: JSON) -> str:
         try:
             return unchecked(value)
         except RecursionError:
+            pass
+        try:
             return checked(value)
+        except RecursionError:  # deep, not circular: the same text, written without recursion
+            return dumps_deep(
+                value, sort_keys=sort_keys, ensure_ascii=ensure_ascii, separators=separators
+            )
 
     return encode
 
 
-exact_loads: Callable[[str], JSON] = json.JSONDecoder().decode
-"""``json.loads`` for text this module's encoders made, minus its per-call type dispatch."""
+_decode = json.JSONDecoder().decode
+
+
+def exact_loads(text: str) -> JSON:
+    """``json.loads`` for text this module's encoders made (deep text read without recursion)."""
+    try:
+        return _decode(text)
+    except RecursionError:
+        return loads_deep(text)
+
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 compact = compact_encoder(_COMPACT)
@@ -376,6 +396,10 @@ def pretty(value: JSON) -> str:
     try:
         return _pretty(value, "\n") + "\n"
     except (_Unusual, RecursionError):
-        # Not plain JSON (or absurdly deep): the standard encoder gives the same text or the
-        # same error it always gave.
+        pass
+    # Not plain JSON, or deep: the standard encoder gives the same text or the same error it
+    # always gave; too deep for it, the text it would give is written without recursion.
+    try:
         return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    except RecursionError:
+        return dumps_deep(value, indent=2) + "\n"

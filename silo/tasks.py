@@ -21,7 +21,7 @@ from typing import Protocol, TypeVar
 
 from silo.errors import TaskError
 from silo.json_types import JSON
-from silo.safe_files import UnreadableFile, read_json_file
+from silo.safe_files import UnreadableFile, malformed_file, read_json_file
 from silo.verifiers import REWARD_MODES
 
 __all__ = [
@@ -92,7 +92,9 @@ class Task:
 def parse_task(raw: JSON, source: str) -> Task:
     """The :class:`Task` in ``raw`` (a task file's JSON); a bad one raises ``task_invalid``."""
     if not isinstance(raw, dict):
-        raise TaskError("task_invalid", f"{source}: a task file must hold one JSON object")
+        raise TaskError(
+            "task_invalid", f"{source}: a task file must hold one JSON object", malformed_file()
+        )
     for key in _REQUIRED:
         value = raw.get(key)
         if not isinstance(value, str) or not value.strip():
@@ -222,12 +224,15 @@ def read_task_file(path: Path, source: str) -> JSON:
     try:
         return read_json_file(path)
     except UnreadableFile as exc:
-        raise TaskError("task_invalid", f"{source} {exc.why}; fix or remove it") from None
+        raise TaskError(
+            "task_invalid", f"{source} {exc.why}; fix or remove it", malformed_file()
+        ) from None
     except json.JSONDecodeError as exc:
         raise TaskError(
             "task_invalid",
             f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             "fix the file",
+            malformed_file(),
         ) from None
 
 

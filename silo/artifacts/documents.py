@@ -134,6 +134,7 @@ class RunDocument(TypedDict):
     environmentError: NotRequired[str]  # a verifier raised: the environment's fault
     modelUnreachable: NotRequired[bool]  # model_error: the endpoint refused the connection
     agentOutputTruncated: NotRequired[dict[str, int]]  # {chars, keptChars}
+    agentIsolation: NotRequired[str]  # "process": the agent ran in a child process
     # a task's opt-in combinedReward, added by its judging: {formula, checks, judged, reward}
     combinedReward: NotRequired[dict[str, JSON]]
 

@@ -41,7 +41,7 @@ from silo.loading.project import (
     list_environments,
     resolve_environment_dir,
 )
-from silo.safe_files import UnreadableFile, read_json_file, refuse_special
+from silo.safe_files import UnreadableFile, malformed_file, read_json_file, refuse_special
 from silo.schema.check import schema_mistake
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
@@ -74,8 +74,11 @@ OnProblem = Callable[[SiloError], None]
 _FIX = "a runnable environment exports create_state(), bind_tools(state) and verifiers"
 
 
-def _manifest_error(root: Path, problem: str) -> EnvironmentLoadError:
-    return EnvironmentLoadError("manifest_invalid", f"environments/{root.name}/{MANIFEST}{problem}")
+def _manifest_error(root: Path, problem: str, malformed: bool = False) -> EnvironmentLoadError:
+    message = f"environments/{root.name}/{MANIFEST}{problem}"
+    return EnvironmentLoadError(
+        "manifest_invalid", message, malformed_file() if malformed else None
+    )
 
 
 def read_manifest(root: Path) -> Manifest:
@@ -87,18 +90,20 @@ def read_manifest(root: Path) -> Manifest:
         raw = read_json_file(path)
     except UnreadableFile as exc:
         raise _manifest_error(
-            root, f" {exc.why}; fix it or delete it to use the defaults"
+            root, f" {exc.why}; fix it or delete it to use the defaults", malformed=True
         ) from None
     except json.JSONDecodeError as exc:
         raise _manifest_error(
             root,
             f" is not valid JSON (line {exc.lineno}: {exc.msg}); fix it or delete it to use "
             "the defaults",
+            malformed=True,
         ) from None
     if not isinstance(raw, dict):
         raise _manifest_error(
             root,
             " must hold a JSON object with name, template, templateVersion, entrypoint and tools",
+            malformed=True,
         )
 
     def text(key: str) -> str | None:
@@ -232,7 +237,11 @@ def read_environment(root: Path, on_problem: OnProblem | None = None) -> Environ
         refuse_special(root / "data")
     except UnreadableFile as exc:
         where = f"environments/{label}/data/{exc.path.name}"
-        problem(EnvironmentLoadError("module_load_failed", f"{where} {exc.why}; replace it"))
+        problem(
+            EnvironmentLoadError(
+                "module_load_failed", f"{where} {exc.why}; replace it", malformed_file()
+            )
+        )
         return parts
     parts.package = package_for_dir(root, label)
     try:

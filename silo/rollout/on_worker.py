@@ -12,8 +12,8 @@ No thread waits for the agent: the process's timer thread (:data:`DEADLINES`) en
 the rollout's deadline (``timeout``), and when the agent has still not returned
 :data:`~silo.rollout.run.GRACE_S` later it abandons that agent's thread and records the rollout
 on a thread of its own, so a hung agent (CPU loop, blocking sleep, ``async`` code that never
-awaits) ends as ``timeout`` as under ``run_task`` (a CPU-bound one still competes for the GIL:
-see :mod:`silo.rollout.worker`). An :class:`~silo.rollout.run.Interrupt` ends the agent the same
+awaits) ends as ``timeout`` as under ``run_task`` (a CPU-bound one still competes for the GIL
+unless it runs with ``isolation: process``: see :mod:`silo.rollout.worker`). An :class:`~silo.rollout.run.Interrupt` ends the agent the same
 way as ``interrupted``.
 
 Silo's model agents (:func:`~silo.agents.model_loop.loop_native`) leave the worker thread once
@@ -123,7 +123,7 @@ class _OnItsWorker(AgentOutcome):
         except BaseException as exc:  # noqa: BLE001 - could not start: the caller reports it
             self.done(exc)
             return True
-        arun = loop_native(agent.fn)
+        arun = loop_native(agent.fn) if agent.isolation == "thread" else None
         conversation = rollout.conversation
         if arun is not None and (conversation is None or conversation.user.deterministic):
             self.rollout = rollout

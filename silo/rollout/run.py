@@ -45,6 +45,7 @@ from silo.rollout.core import (
     Rollout,
     RolloutResult,
 )
+from silo.rollout.isolation import check_isolated
 from silo.rollout.worker import WORKERS, AgentJob, AgentOutcome
 from silo.tasks import Task
 from silo.users.resolve import UserChoice
@@ -188,6 +189,9 @@ def open_task(
     run_fields = settings.get("run_fields")
     if isinstance(identity, Mapping):
         run_fields = {"agentIdentity": dict(identity), **(run_fields or {})}
+    if resolved.isolation == "process":
+        check_isolated(resolved)  # cannot pickle or load in a child: one line, before opening
+        run_fields = {"agentIsolation": "process", **(run_fields or {})}
     rollout = Rollout.open(
         environment,
         the_task,
