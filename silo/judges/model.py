@@ -1,8 +1,7 @@
 """Model judges: a model grades rubric items, through the model agents' endpoints and loop.
 
-Contract: :class:`OpenAIJudge` (``judge=openai``) and :class:`AnthropicJudge`
-(``judge=anthropic``) ask a model for one verdict per rubric item. The request is built and
-sent by the model agents' own code (:class:`~silo.agents.openai.OpenAIAgent`,
+Contract: :class:`ModelJudge` (``judge=openai``, ``judge=anthropic``: its ``api``) asks a
+model for one verdict per rubric item. The request is built and sent by the model agents' own code (:class:`~silo.agents.openai.OpenAIAgent`,
 :class:`~silo.agents.anthropic.AnthropicAgent`: the SDK only names the URL and headers), so it
 runs on the process's model loop with the same shared endpoint, connection limit, backoff and
 retries as the agents; no tool is offered. The prompt (:func:`judge_prompt`) holds the
@@ -23,18 +22,17 @@ import inspect
 import json
 import time
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
-from silo.agents.anthropic import AnthropicAgent
+from silo.agents.apis import MODEL_APIS, refusing_tools
 from silo.agents.contract import AgentError, AgentInput, CancelSignal, ModelError, RunLimitError
 from silo.agents.model import ModelAgent
 from silo.agents.model_loop import run_on_model_loop
-from silo.agents.openai import OpenAIAgent
 from silo.errors import ConfigError
 from silo.jsonio import canonical
 from silo.judges.rubric import JudgeError, Material, RubricItem, Verdict
 
-__all__ = ["SYSTEM_PROMPT", "AnthropicJudge", "JudgeError", "ModelJudge", "OpenAIJudge"]
+__all__ = ["SYSTEM_PROMPT", "JudgeError", "ModelJudge"]
 
 SYSTEM_PROMPT = (
     "You grade one assertion about an AI agent's run in a simulated environment. Read the "
@@ -81,14 +79,24 @@ def read_verdict(text: str) -> tuple[str, str]:
     return str(verdict), reason if isinstance(reason, str) else ""
 
 
+_NO_TOOLS = refusing_tools(lambda: AgentError("the judge model asked for a tool; judges have none"))
+
+
 class ModelJudge:
-    """A model grading rubric items; ``agent_class`` is the API it speaks (see the module)."""
+    """A model grading rubric items; ``api`` is the API it speaks (see the module)."""
 
     deterministic: bool = False
-    agent_class: ClassVar[type[ModelAgent]]
 
-    def __init__(self, model: str | None = None, timeout_s: float = 600.0, **settings: Any):
-        kind = self.agent_class.kind
+    def __init__(
+        self, model: str | None = None, timeout_s: float = 600.0, *, api: str, **settings: Any
+    ):
+        if api not in MODEL_APIS:
+            raise ConfigError(
+                "config_invalid",
+                f"judge={api}: not a model API; use one of {', '.join(MODEL_APIS)}",
+            )
+        self.agent_class = MODEL_APIS[api]
+        kind = api
         settings = {k: v for k, v in settings.items() if k not in _OWN}
         if not model:
             raise ConfigError(
@@ -136,7 +144,7 @@ class ModelJudge:
         inp = AgentInput(
             task=judge_prompt(item, material),
             tools=[],
-            call_tool=_no_tools,
+            call_tool=_NO_TOOLS,
             signal=CancelSignal(),
             seed=self.template.seed or 0,
             deadline=time.monotonic() + self.timeout_s,
@@ -153,19 +161,3 @@ class ModelJudge:
             return Verdict("abstain", why, self.model, usage, tuple(steps))
         verdict, reason = read_verdict(reply.text or "")
         return Verdict(verdict, reason, self.model, usage, tuple(steps))
-
-
-def _no_tools(name: str, input: Any = None) -> Any:
-    raise AgentError("the judge model asked for a tool; judges have none")
-
-
-class OpenAIJudge(ModelJudge):
-    """Rubric items graded by an OpenAI-compatible chat-completions model (``judge=openai``)."""
-
-    agent_class: ClassVar[type[ModelAgent]] = OpenAIAgent
-
-
-class AnthropicJudge(ModelJudge):
-    """Rubric items graded by an Anthropic Messages-API model (``judge=anthropic``)."""
-
-    agent_class: ClassVar[type[ModelAgent]] = AnthropicAgent

@@ -83,10 +83,9 @@ def _from_node(node: dict[str, Any]) -> list[Judge]:
         return [_target(str(target), node)]
     name = node.pop("name", None)
     if name in _MODEL_JUDGES:
-        from silo.judges.model import AnthropicJudge, OpenAIJudge
+        from silo.judges.model import ModelJudge
 
-        kind = OpenAIJudge if name == "openai" else AnthropicJudge
-        return [kind(**node)]
+        return [ModelJudge(api=str(name), **node)]
     if name in (None, "none") and not node:
         return []
     if isinstance(name, str) and not node:
