@@ -32,17 +32,7 @@ from pathlib import Path
 from queue import SimpleQueue
 from typing import Any
 
-from silo.agents.contract import (
-    AgentError,
-    AgentInput,
-    CancelSignal,
-    ModelError,
-    RunLimitError,
-    ToolResult,
-    UserChannel,
-    UserReply,
-    unwrap_output,
-)
+from silo.agents import contract
 from silo.agents.resolve import AgentRecipe, ResolvedAgent, resolve_agent
 from silo.jsonio import compact
 from silo.loading.modules import describe_exception
@@ -65,11 +55,11 @@ class Unpicklable:
 
 def describe_error(error: BaseException) -> tuple[str, str, bool]:
     """(kind, one line, connect_failed) for an agent's exception, as the parent rebuilds it."""
-    if isinstance(error, RunLimitError):
+    if isinstance(error, contract.RunLimitError):
         return f"limit:{error.reason}", str(error), False
-    if isinstance(error, ModelError):
+    if isinstance(error, contract.ModelError):
         return "model", str(error), error.connect_failed
-    if isinstance(error, AgentError):
+    if isinstance(error, contract.AgentError):
         return "agent", str(error), False
     return "agent", describe_exception(error), False
 
@@ -81,7 +71,7 @@ class _Job:
 
     def __init__(self, number: int) -> None:
         self.number = number
-        self.signal = CancelSignal()
+        self.signal = contract.CancelSignal()
         self.over = False
 
 
@@ -126,7 +116,7 @@ class _Child:
     def ask(self, job: _Job, kind: str, *payload: Any) -> Any:
         """Send a call for ``job`` and wait for its answer; refused once the agent returned."""
         if job.over:
-            raise RunLimitError("completed", "Run ended: completed.")
+            raise contract.RunLimitError("completed", "Run ended: completed.")
         call = next(self.call_ids)
         box: SimpleQueue[Any] = SimpleQueue()
         self.waiting[call] = box
@@ -143,7 +133,7 @@ class _Child:
                        value))  # fmt: skip
         answer = box.get()
         if answer[0] == "limit":
-            raise RunLimitError(answer[1], answer[2])
+            raise contract.RunLimitError(answer[1], answer[2])
         return answer[1]
 
     def run(self) -> None:
@@ -180,11 +170,15 @@ class _Child:
         opening = fields["opening"]
         user = None
         if opening is not None:
-            user = UserChannel(opening, lambda text: UserReply(self.ask(job, "user", text)))
-        inp = AgentInput(
+            user = contract.UserChannel(
+                opening, lambda text: contract.UserReply(self.ask(job, "user", text))
+            )
+        inp = contract.AgentInput(
             task=fields["task"],
             tools=fields["tools"],
-            call_tool=lambda name, input=None: ToolResult(self.ask(job, "call", name, input)),
+            call_tool=lambda name, input=None: contract.ToolResult(
+                self.ask(job, "call", name, input)
+            ),
             signal=job.signal,
             seed=fields["seed"],
             task_id=fields["task_id"],
@@ -198,7 +192,7 @@ class _Child:
         if returned:
             # As JSON text: pickle recurses once per level, and an answer may be as deep as
             # a rollout keeps (json_value's copy is plain JSON, written without recursion).
-            self.send(("returned", number, compact(json_value(unwrap_output(value)))))
+            self.send(("returned", number, compact(json_value(contract.unwrap_output(value)))))
         else:
             assert error is not None
             self.send(("raised", number, *describe_error(error)))
