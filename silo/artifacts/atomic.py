@@ -1,7 +1,7 @@
 """Atomic writes of artifact files, and the removal of temporaries a killed writer left.
 
 Contract: :func:`write_text_atomic`, :func:`write_json_atomic` and :func:`write_json_new` never
-leave a half-written file: the text goes to ``.<name>.<pid>.tmp`` beside the target, which then
+leave a half-written file: the text goes to ``.<name>.<thread>.<pid>.tmp`` beside the target, which then
 replaces it in one ``os.replace``; a failed write removes its temporary. Every text is
 :func:`silo.redact.redact`-ed first (no secret reaches an artifact), and JSON is
 :func:`silo.jsonio.pretty`'s text. :func:`remove_stale_temporaries`, :func:`remove_if_stale` and
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from pathlib import Path
 
 from silo.json_types import JSON
@@ -88,8 +89,13 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def _temporary(name: str) -> str:
-    """The temporary file's name for ``name``: ``.<name>.<pid>.tmp`` (see remove_if_stale)."""
-    return f".{name}.{os.getpid()}.tmp"
+    """The temporary file's name for ``name``: ``.<name>.<thread>.<pid>.tmp``.
+
+    The thread's id keeps two threads writing the same file at once (the tool store's specs,
+    offered by rollouts in flight together) off each other's temporary; the pid last is what
+    :func:`remove_if_stale` reads.
+    """
+    return f".{name}.{threading.get_ident()}.{os.getpid()}.tmp"
 
 
 def _write_replacing(target: str, tmp: str, data: bytes) -> None:

@@ -80,7 +80,8 @@ def store_tools(store: str, digest: str, utf8: bytes) -> None:
     if os.path.exists(target):
         return
     os.makedirs(store, exist_ok=True)
-    # The temporary is atomic's .<name>.<pid>.tmp, so a killed writer's is cleaned alike.
+    # Writers racing on the same specs each write their own temporary (atomic's names carry
+    # the thread), then replace the file with identical bytes: any of them winning is right.
     write_bytes_new(store, f"{digest}.json", utf8)
 
 

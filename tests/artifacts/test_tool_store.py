@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
 from silo import run_task
-from silo.artifacts.tool_store import offered_tools
+from silo.artifacts.tool_store import offered_tools, store_tools
 from silo.rollout.session import open_session
 
 
@@ -77,3 +79,33 @@ def test_a_missing_damaged_or_hostile_reference_reads_as_no_specs(toy_project: P
     assert offered_tools(result.run_dir, start) is None
     stored.unlink()
     assert offered_tools(result.run_dir, start) is None
+
+
+def test_threads_storing_the_same_specs_at_once_all_succeed(tmp_path: Path) -> None:
+    """Rollouts in flight together store the same specs: no writer fails, one whole file is left."""
+    store = str(tmp_path / ".silo" / "tools")
+    failures: list[BaseException] = []
+    expected: dict[str, bytes] = {}
+    for version in range(5):  # five sets of specs, each raced for by 16 threads
+        specs = json.dumps([{"name": f"tool_{i}_{version}"} for i in range(500)]).encode()
+        digest = hashlib.sha256(specs).hexdigest()
+        expected[f"{digest}.json"] = specs
+        together = threading.Barrier(16, timeout=60)  # a safety net: 16 threads meeting
+
+        def store_it(
+            digest: str = digest, specs: bytes = specs, together: threading.Barrier = together
+        ) -> None:
+            together.wait()
+            try:
+                store_tools(store, digest, specs)
+            except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+                failures.append(exc)
+
+        threads = [threading.Thread(target=store_it) for _ in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []
+    assert sorted(os.listdir(store)) == sorted(expected)  # no temporary left beside them
+    assert all((Path(store) / name).read_bytes() == data for name, data in expected.items())
