@@ -1,4 +1,4 @@
-"""Shared fixtures: a throwaway copy of the toy project, a dead pid, and the console scripts."""
+"""Shared fixtures: a throwaway copy of the toy project, a dead pid, a hung agent's release, the scripts."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,20 @@ def dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
     return proc.pid
+
+
+@pytest.fixture
+def released() -> Iterator[threading.Event]:
+    """An event set when the test ends: a deliberately hung agent spins until then, not forever.
+
+    Silo abandons an agent that ignores its budget; Python cannot stop the thread. One left
+    spinning (``while not released.is_set(): pass``) would hold the GIL for the rest of the
+    session and slow every later test on its pytest worker, so the test lets it go at the end.
+    Silo never sees the event: to Silo the agent ignores every signal, as under test.
+    """
+    event = threading.Event()
+    yield event
+    event.set()
 
 
 def pytest_configure(config: pytest.Config) -> None:
