@@ -22,6 +22,7 @@ from silo.agents.anthropic import AnthropicAgent
 from silo.agents.contract import AgentError, AgentInput, ModelError, RunLimitError
 from silo.agents.model import ModelAgent
 from silo.agents.openai import OpenAIAgent
+from silo.json_types import JSON
 from silo.tasks import UserSpec
 from silo.users.base import UserFailure, UserTurn, UserView
 
@@ -63,7 +64,7 @@ class ModelUser:
             raise UserFailure(f"user={kind}: {str(exc).replace('agent.', 'user.')}") from None
         self.model, self.seed, self.settings = model, seed, settings
 
-    def identity(self, seed: int) -> dict[str, Any]:
+    def identity(self, seed: int) -> dict[str, JSON]:
         """The model's identity with the seed the requests carry."""
         return {**self.template.identity, "seed": self.seed if self.seed is not None else seed}
 
@@ -75,7 +76,7 @@ class ModelUser:
         )
         agent_turns = [m for m in view.transcript if m.get("role") == "agent"]
 
-        def emit(kind: str, data: Mapping[str, Any]) -> None:
+        def emit(kind: str, data: Mapping[str, JSON]) -> None:
             renamed = {"model_step": "user_model_step", "model_retry": "user_model_retry"}
             view.emit(renamed.get(kind, kind), {**data, "turn": view.turn})
 

@@ -14,13 +14,14 @@ import importlib
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from silo.errors import ConfigError
+from silo.json_types import JSON
 from silo.users.base import SimulatedUser, UserFailure
 from silo.users.scripted import ScriptedUser
 
-__all__ = ["BUILTIN_USERS", "ResolvedUser", "resolve_user"]
+__all__ = ["BUILTIN_USERS", "ResolvedUser", "UserChoice", "resolve_user"]
 
 BUILTIN_USERS: dict[str, str] = {
     "scripted": "silo.users.scripted:ScriptedUser",
@@ -50,7 +51,7 @@ def _import(target: str) -> Any:
         ) from None
 
 
-def _build(factory: Any, kwargs: dict[str, Any], label: str) -> ResolvedUser:
+def _build(factory: Any, kwargs: dict[str, JSON], label: str) -> ResolvedUser:
     obj = factory
     if inspect.isclass(factory) or kwargs:
         try:
@@ -66,7 +67,11 @@ def _build(factory: Any, kwargs: dict[str, Any], label: str) -> ResolvedUser:
     return ResolvedUser(obj, label, bool(getattr(obj, "deterministic", False)))
 
 
-def resolve_user(spec: Any) -> ResolvedUser | None:
+UserChoice: TypeAlias = SimulatedUser | ResolvedUser | str | Mapping[str, JSON] | None
+"""What names a simulated user: the object, a name, a Python target, a config, or None (scripted)."""
+
+
+def resolve_user(spec: UserChoice) -> ResolvedUser | None:
     """The user ``spec`` names (see the module docstring); None when it is ``none``."""
     if spec is None or spec == "scripted":
         return ResolvedUser(ScriptedUser(), "scripted", True)
