@@ -1,4 +1,4 @@
-"""Shared fixtures: a throwaway copy of the toy project, a dead pid, and the console scripts."""
+"""Shared fixtures: a throwaway copy of the toy project, a dead pid, a hung agent's release, the scripts."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +36,20 @@ def dead_pid() -> int:
     return proc.pid
 
 
+@pytest.fixture
+def released() -> Iterator[threading.Event]:
+    """An event set when the test ends: a deliberately hung agent spins until then, not forever.
+
+    Silo abandons an agent that ignores its budget; Python cannot stop the thread. One left
+    spinning (``while not released.is_set(): pass``) would hold the GIL for the rest of the
+    session and slow every later test on its pytest worker, so the test lets it go at the end.
+    Silo never sees the event: to Silo the agent ignores every signal, as under test.
+    """
+    event = threading.Event()
+    yield event
+    event.set()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Deliver Ctrl-C to the console scripts the tests start, however the suite was started.
 
@@ -44,11 +62,54 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+# What this process's threads may burn while its main thread sleeps, as a share of a core,
+# before the run names them: idle servers and event loops burn almost nothing.
+_IDLE_SHARE = 0.2
+_IDLE_WINDOW_S = 0.3
+_SPINNING: list[str] = []
+
+
+def _spinning() -> str | None:
+    """A line naming the CPU this process still burns with nothing running, or None."""
+    before = time.process_time()
+    time.sleep(_IDLE_WINDOW_S)
+    share = (time.process_time() - before) / _IDLE_WINDOW_S
+    if share < _IDLE_SHARE:
+        return None
+    return (
+        f"WARNING: with every test done, this pytest process still burns {share:.0%} of a core:"
+        " a test left a thread spinning (a hung agent not released: use the `released` fixture,"
+        " docs/quality.md), which slowed every test after it"
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Look for a thread a test left spinning; an xdist worker hands its line to the controller."""
+    line = _spinning()
+    if line is None:
+        return
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker
+        workeroutput["spinning"] = line
+    else:
+        _SPINNING.append(line)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """Collect a worker's spinning-thread line (the hook exists only with pytest-xdist)."""
+    line = getattr(node, "workeroutput", {}).get("spinning")
+    if line:
+        _SPINNING.append(f"{line} [{node.gateway.id}]")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Name a project marker above the temporary folders: tests of an empty folder would find it."""
+    """Name a project marker above the temporary folders, and threads a test left spinning."""
     warning = _marker_above_tmp()
     if warning:
         terminalreporter.write_line(warning, yellow=True)
+    for line in _SPINNING:
+        terminalreporter.write_line(line, yellow=True)
 
 
 def _marker_above_tmp() -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -37,20 +38,30 @@ def never_returns(inp: Any) -> None:
     time.sleep(3600)  # blocks its thread, whatever the signal says
 
 
-async def never_awaits(inp: Any) -> None:
-    while True:  # async code that never yields to its loop
-        pass
+def _spinners(released: threading.Event) -> tuple[Any, Any]:
+    """An async agent that never awaits and one looping on the CPU, both until ``released``.
 
+    ``released`` is set when the test ends: neither spins for the rest of the session.
+    """
 
-def cpu_loop(inp: Any) -> None:
-    total = 0
-    while True:
-        total += 1
+    async def never_awaits(inp: Any) -> None:
+        while not released.is_set():  # async code that never yields to its loop
+            pass
+
+    def cpu_loop(inp: Any) -> None:
+        total = 0
+        while not released.is_set():
+            total += 1
+
+    return never_awaits, cpu_loop
 
 
 @pytest.mark.slow
-def test_hung_agents_among_2048_in_flight_time_out_and_stall_nobody(toy_project: Path) -> None:
+def test_hung_agents_among_2048_in_flight_time_out_and_stall_nobody(
+    toy_project: Path, released: threading.Event
+) -> None:
     group = toy_project / "g"
+    never_awaits, cpu_loop = _spinners(released)
     with FakeOpenAI([_model], latency_s=0.2) as server:
         model = {
             "_target_": "silo.agents.openai.OpenAIAgent",

@@ -23,26 +23,34 @@ def _runs(group: Path) -> dict[int, dict[str, Any]]:
     return runs
 
 
-async def _never_awaits() -> None:
-    while True:
-        pass
+def _async_hangs_on_seed_zero(released: threading.Event) -> Any:
+    """Async on every seed; on seed 0 the coroutine never awaits (it holds its event loop).
+
+    It spins until ``released`` (set when the test ends), never for the rest of the session.
+    """
+
+    async def never_awaits() -> None:
+        while not released.is_set():
+            pass
+
+    def agent(inp: Any) -> Any:
+        async def fine() -> str:
+            await asyncio.sleep(0.3)
+            await inp.call_tool("bump", {"id": "C-1"})
+            return "fine"
+
+        return never_awaits() if inp.seed == 0 else fine()
+
+    return agent
 
 
-def _async_hangs_on_seed_zero(inp: Any) -> Any:
-    """Async on every seed; on seed 0 the coroutine never awaits (it holds its event loop)."""
-
-    async def fine() -> str:
-        await asyncio.sleep(0.3)
-        await inp.call_tool("bump", {"id": "C-1"})
-        return "fine"
-
-    return _never_awaits() if inp.seed == 0 else fine()
-
-
-def test_async_code_that_never_awaits_stalls_no_other_async_agent(toy_project: Path) -> None:
+def test_async_code_that_never_awaits_stalls_no_other_async_agent(
+    toy_project: Path, released: threading.Event
+) -> None:
     group = toy_project / "g"
+    agent = _async_hangs_on_seed_zero(released)
     outcomes = run_points(
-        [Point("toy", "TASK-001", _async_hangs_on_seed_zero, "a", Budget(timeout_ms=1500))],
+        [Point("toy", "TASK-001", agent, "a", Budget(timeout_ms=1500))],
         64, project_dir=toy_project, group_dir=group, group_id="g", progress=False,
         max_concurrency=64,
     )  # fmt: skip

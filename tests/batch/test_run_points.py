@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -255,18 +256,19 @@ def test_async_agents_that_await_overlap_instead_of_queueing(toy_project: Path) 
     assert [r["terminationReason"] for r in runs] == ["completed"] * 8
 
 
-def _spin() -> None:
-    while True:
-        pass
+def _hangs_on_seed_zero(kind: str, released: threading.Event) -> Any:
+    """An agent that misbehaves (``kind``) on seed 0 and is well behaved on every other seed.
 
+    A spinning one spins until ``released`` (set when the test ends), never for the session.
+    """
 
-async def _async_spin() -> None:
-    while True:
-        pass
+    def _spin() -> None:
+        while not released.is_set():
+            pass
 
-
-def _hangs_on_seed_zero(kind: str) -> Any:
-    """An agent that misbehaves (``kind``) on seed 0 and is well behaved on every other seed."""
+    async def _async_spin() -> None:
+        while not released.is_set():
+            pass
 
     def agent(inp: Any) -> Any:
         if inp.seed != 0:
@@ -292,10 +294,13 @@ def _hangs_on_seed_zero(kind: str) -> Any:
         pytest.param("async-spin", marks=pytest.mark.slow),
     ],
 )
-def test_one_hanging_agent_among_64_in_flight_stalls_nobody(toy_project: Path, kind: str) -> None:
+def test_one_hanging_agent_among_64_in_flight_stalls_nobody(
+    toy_project: Path, kind: str, released: threading.Event
+) -> None:
     group = toy_project / "g"
+    agent = _hangs_on_seed_zero(kind, released)
     outcomes = run_points(
-        [Point("toy", "TASK-001", _hangs_on_seed_zero(kind), kind, Budget(timeout_ms=1500))],
+        [Point("toy", "TASK-001", agent, kind, Budget(timeout_ms=1500))],
         64, project_dir=toy_project, group_dir=group, group_id="g", progress=False,
         max_concurrency=64,
     )  # fmt: skip

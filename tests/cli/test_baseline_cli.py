@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, script
+from tests.conftest import FIXTURE_PROJECT, REPO, script
 from tests.waiting import SAFETY_S
 
 CONFIG = "baselines:\n  - {env: toy, agent: solver}\n  - {env: toy, agent: noop}\n"
@@ -36,25 +36,41 @@ def stamp(folder: Path) -> dict[str, tuple[int, int, bytes]]:
     }
 
 
-@pytest.fixture
-def project(toy_project: Path) -> Path:
-    """The toy project with a baselines config listing toy x solver and toy x noop.
+def _configure(toy: Path) -> Path:
+    """The toy project ``toy`` with a baselines config listing toy x solver and toy x noop.
 
     TASK-002's verifier grades like TASK-001's here instead of raising: a raising verifier is
     an ERROR, never a golden (tests/cli/test_outcomes_cli.py).
     """
-    env_py = toy_project / "environments" / "toy" / "env.py"
+    env_py = toy / "environments" / "toy" / "env.py"
     env_py.write_text(env_py.read_text().replace('"Raises", _raises)', '"Raises", _bumped)'))
-    (toy_project / "baselines").mkdir()
-    (toy_project / "baselines" / "silo-baselines.yaml").write_text(CONFIG)
-    return toy_project
+    (toy / "baselines").mkdir()
+    (toy / "baselines" / "silo-baselines.yaml").write_text(CONFIG)
+    return toy
 
 
 @pytest.fixture
-def recorded(project: Path) -> Path:
-    proc = baseline(project, "record")
+def project(toy_project: Path) -> Path:
+    """A private copy of the configured toy project (see ``_configure``)."""
+    return _configure(toy_project)
+
+
+@pytest.fixture(scope="module")
+def recorded_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The configured toy project after one ``silo-baseline record``, shared by the module."""
+    toy = tmp_path_factory.mktemp("recorded") / "project"
+    shutil.copytree(FIXTURE_PROJECT, toy, ignore=shutil.ignore_patterns(".silo", "__pycache__"))
+    proc = baseline(_configure(toy), "record")
     assert proc.returncode == 0, proc.stderr
-    return project
+    return toy
+
+
+@pytest.fixture
+def recorded(recorded_once: Path, tmp_path: Path) -> Path:
+    """A private copy of ``recorded_once``: one record per module, not one per test."""
+    target = tmp_path / "project"
+    shutil.copytree(recorded_once, target, ignore=shutil.ignore_patterns(".silo", "__pycache__"))
+    return target
 
 
 def test_record_creates_every_golden_of_the_config(project: Path) -> None:

@@ -164,7 +164,7 @@ def test_datasets_loads_the_files_and_two_exports_are_byte_identical(
 ) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a local file: nothing may come from the Hub
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    # In [dev] (CI runs it); the dependency-floors venv installs only the runtime extras.
+    # In [hf], which CI installs for -m slow; [dev] and the dependency-floors venv leave it out.
     datasets = pytest.importorskip("datasets")
 
     _runs(tmp_path / "g")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -56,18 +57,25 @@ def test_limit_error_escaping_the_agent_sets_the_reason(toy_project: Path) -> No
     assert result.agent_output is None
 
 
-def _spin(inp: Any) -> None:
-    while True:
-        pass
+def _uncooperative(kind: str, released: threading.Event) -> Any:
+    """An agent that ignores its signal: spins, sleeps, or spins in async code that never awaits.
 
+    It spins until ``released`` (set when the test ends), never for the rest of the session.
+    """
 
-def _sleep(inp: Any) -> None:
-    time.sleep(3600)
+    def spin(inp: Any) -> None:
+        while not released.is_set():
+            pass
 
+    def sleep(inp: Any) -> None:
+        time.sleep(3600)
 
-async def _async_spin(inp: Any) -> None:
-    while True:
-        pass
+    async def async_spin(inp: Any) -> None:
+        while not released.is_set():
+            pass
+
+    agents: dict[str, Any] = {"spin": spin, "sleep": sleep, "async-spin": async_spin}
+    return agents[kind]
 
 
 async def _cooperative(inp: Any) -> str:
@@ -76,8 +84,11 @@ async def _cooperative(inp: Any) -> str:
     return f"stopped: {inp.signal.reason}"
 
 
-@pytest.mark.parametrize("agent", [_spin, _sleep, _async_spin], ids=["spin", "sleep", "async-spin"])
-def test_uncooperative_agent_times_out_with_all_artifacts(toy_project: Path, agent: Any) -> None:
+@pytest.mark.parametrize("kind", ["spin", "sleep", "async-spin"])
+def test_uncooperative_agent_times_out_with_all_artifacts(
+    toy_project: Path, kind: str, released: threading.Event
+) -> None:
+    agent = _uncooperative(kind, released)
     started = time.monotonic()
     result = run_task("toy", "TASK-001", agent, {"timeout_ms": 300}, project_dir=toy_project)
     elapsed = time.monotonic() - started

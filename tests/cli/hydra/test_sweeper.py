@@ -277,6 +277,9 @@ def test_a_failed_rollout_in_a_joblib_worker_makes_the_sweep_exit_one(toy_projec
     assert silo_run(toy_project, *args, "fail_on_error=false").returncode == 0
 
 
+# A multi-process launcher; the default suite keeps one failed job under joblib (one line,
+# exit 2, the summary): test_a_job_that_raises_costs_one_line_and_the_summary_keeps_the_others.
+@pytest.mark.slow
 def test_a_failed_job_under_joblib_exits_two_with_one_line(toy_project: Path) -> None:
     (toy_project / "conf").mkdir()
     proc = silo_run(toy_project, "-m", "env=toy", "task=TASK-001", "seed=1,${oops},2,3,4", *JOBLIB)
