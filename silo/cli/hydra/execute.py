@@ -121,6 +121,7 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         resume=plan.resume,
         progress=plan.progress,
         max_concurrency=plan.max_concurrency,
+        workers=plan.workers,
         shared_group=shared,  # a sweep's jobs share its folder (the sweeper checked it)
     )
     from silo.batch.cost import record_costs
