@@ -54,6 +54,7 @@ __all__ = ["Spread", "serve"]
 _INTERRUPT = "interrupt"  # to a worker: end the rollouts in flight as interrupted
 # A rollout's end, from a worker: (job index, run folder, outcome, reason, refused connection).
 Reply = tuple[int, str | None, str, str | None, bool]
+Failed = tuple[int, BaseException]  # a rollout that raised what is not a SiloError
 
 
 class Spread:
@@ -166,15 +167,15 @@ class Spread:
             if conn not in woken:
                 continue
             try:
-                reply: Reply | BaseException = conn.recv()
+                reply: Reply | Failed = conn.recv()
             except (EOFError, OSError):
                 self.worker_gone(number, ready)
                 continue
-            if isinstance(reply, BaseException):
-                self.failure = self.failure or reply
+            job = self.sent[number].pop(reply[0])
+            if len(reply) == 2:  # the rollout raised what is not a SiloError: raised here
+                self.failure = self.failure or reply[1]
                 continue
             index, run_path, outcome, reason, unreachable = reply
-            job = self.sent[number].pop(index)
             ended = Outcome(
                 job.point, job.repeat, run_path, outcome == PASSED, reason, False, outcome,
                 unreachable,
@@ -291,11 +292,11 @@ class _Worker:
 
     def ended(self, index: int, got: RolloutResult | BaseException) -> None:
         """On the rollout's thread: say how it ended."""
-        reply: Reply | BaseException
+        reply: Reply | Failed
         if isinstance(got, SiloError):
             reply = (index, None, start_outcome(got), got.message, False)
         elif isinstance(got, BaseException):
-            reply = _picklable(got)
+            reply = (index, _picklable(got))
         else:
             reply = (index, *verdict(got))
         # A launching process that is gone cannot hear it; the record is on disk all the same.

@@ -48,16 +48,16 @@ def test_two_workers_write_the_bytes_of_one_process_at_one_in_flight(tmp_path: P
     for workers, n in ((1, 1), (2, 1), (2, 8)):
         group = tmp_path / f"w{workers}n{n}"
         outcomes = run_points(
-            points, 12, project_dir=REPO, group_dir=group, group_id=group.name,
+            points, 6, project_dir=REPO, group_dir=group, group_id=group.name,
             progress=False, max_concurrency=n, workers=workers,
         )  # fmt: skip
         assert [(o.point.task, o.repeat) for o in outcomes] == [
-            (p.task, r) for p in points for r in range(12)
+            (p.task, r) for p in points for r in range(6)
         ]  # (point, repeat) order whatever process ran it and whenever it ended
         assert all(o.passed for o in outcomes)
         assert all(o.run_dir is not None and o.run_dir.parent == group for o in outcomes)
         seen.append(_documents(group))
-    assert len(seen[0]) == len(CRM_TASKS) * 12
+    assert len(seen[0]) == len(CRM_TASKS) * 6
     assert seen[0] == seen[1] == seen[2]
 
 
@@ -149,6 +149,7 @@ def agent(inp):
 """
 
 
+@pytest.mark.slow  # a sweep interrupted, then resumed, through silo-run
 def test_ctrl_c_with_two_workers_leaves_complete_records_and_resume_finishes(
     toy_project: Path,
 ) -> None:
@@ -186,3 +187,23 @@ def test_ctrl_c_with_two_workers_leaves_complete_records_and_resume_finishes(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert f"resume: {len(folders)} of 20 rollouts skipped" in done.stdout
+
+
+def test_a_worker_that_dies_is_one_worker_lost_line_and_exit_2(toy_project: Path) -> None:
+    (toy_project / "slow_agent.py").write_text(_SLOW_AGENT)
+    markers = toy_project / "markers"
+    markers.mkdir()
+    proc = subprocess.Popen(
+        [script("silo-run"), "env=toy", "task=TASK-001", "agent=file", "agent.path=slow_agent.py",
+         "runs=8", "workers=2", "max_concurrency=2", "budget.timeout_ms=120000"],
+        cwd=toy_project, env=os.environ | {"SLOW": "1", "STARTED": str(markers / "started-")},
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    wait_until(lambda: len(list(markers.iterdir())) >= 2 or proc.poll() is not None, "2 workers")
+    victim = int(sorted(markers.iterdir())[0].name.removeprefix("started-"))
+    os.kill(victim, signal.SIGKILL)
+    out, err = finish(proc, "the sweep that lost a worker")
+    assert proc.returncode == 2, out + err
+    (line,) = [x for x in err.splitlines() if "worker process ended" in x]
+    assert line.startswith("silo-run: a worker process ended (exit status -9) with ")
+    assert "resume=true" in line and "Traceback" not in err
