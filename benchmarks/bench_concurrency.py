@@ -20,6 +20,14 @@ per rollout ≤ 1.5 × (a + 4 b); CPU per model request beyond the async script 
 anthropic within 1.2 × openai; peak RSS of N rollouts in flight ≤ 4 × one rollout's (the
 τ²-retail-size world of ``bench_world_size.py``, each in a fresh process). Each agent first
 runs a warm-up (imports, the endpoint's session), not measured.
+
+``--section workers`` (also part of the default ``all``): ``workers=2`` (``run_points(...,
+workers=2)``) against one process, ``agent=openai``, against a fake endpoint answering after
+0.02 s: the same R rollouts and N in flight per process, rollout rate ≥ 1.7 × one process's,
+measured over the whole sweep (starting the workers included; the rate while rollouts ran is
+reported beside it). Then the wall target again with ``workers=2``: R = 8,192, 1,024 in flight
+in each worker (2,048 in all), 1.0 s, wall ≤ 1.25 × ideal and peak requests ≥ 0.9 × 2,048.
+``--section one`` runs only the one-process part above.
 """
 
 from __future__ import annotations

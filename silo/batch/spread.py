@@ -78,12 +78,11 @@ class Spread:
         self.send_lock = threading.Lock()  # Ctrl-C sends from the main thread too
 
     def run(self) -> None:
-        """Start the workers, dispatch the jobs in plan order, emit outcomes in that order."""
+        """Dispatch the jobs in plan order to the started workers, emit outcomes in that order."""
         sweep = self.sweep
         ready: dict[int, tuple[_Job, Outcome]] = {}
         next_index = 0
         try:
-            self.start()
             sweep.interrupt.watch(self.interrupt_workers)
             for job in self.jobs:
                 if sweep.interrupt.requested or self.failure is not None:
@@ -110,11 +109,13 @@ class Spread:
             self.over.set()
 
     def start(self) -> None:
-        """Start the worker processes, SIGINT ignored in them from their first instruction.
+        """Start the worker processes (before :meth:`run`, on the caller's thread).
 
         A worker inherits an ignored SIGINT through ``exec`` only if this process ignores it
-        while starting them; only the main thread may change that, so from another thread the
-        worker ignores it once it runs (a Ctrl-C while it imports would then stop it).
+        while starting them, and only the main thread may change that: called there, a Ctrl-C
+        to the whole process group while the workers import cannot stop them (the launcher
+        sees it once they are started). From another thread a worker ignores SIGINT once it
+        runs.
         """
         context = multiprocessing.get_context("spawn")
         main = threading.current_thread() is threading.main_thread()
@@ -131,6 +132,9 @@ class Spread:
                 self.conns.append(mine)
                 self.processes.append(process)
                 self.sent.append({})
+        except BaseException:
+            self.stop()  # those already started
+            raise
         finally:
             if main:
                 signal.signal(signal.SIGINT, previous)

@@ -329,7 +329,9 @@ def run_points(
     if processes > 1:
         from silo.batch.spread import Spread  # a sweep in one process never starts another
 
-        sweep.run_concurrently(Spread(sweep, jobs, limit, processes, points))
+        spread = Spread(sweep, jobs, limit, processes, points)
+        spread.start()  # on this thread: see Spread.start
+        sweep.run_concurrently(spread)
     elif limit == 1:
         for job in jobs:
             outcome = sweep.skipped(job) if sweep.stopped else sweep.attempt(job)
