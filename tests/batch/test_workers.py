@@ -207,3 +207,31 @@ def test_a_worker_that_dies_is_one_worker_lost_line_and_exit_2(toy_project: Path
     (line,) = [x for x in err.splitlines() if "worker process ended" in x]
     assert line.startswith("silo-run: a worker process ended (exit status -9) with ")
     assert "resume=true" in line and "Traceback" not in err
+
+
+_HANGS_ON_SEED_ZERO = """
+import time
+
+def agent(inp):
+    inp.call_tool("bump", {"id": "C-1"})
+    if inp.seed == 0:
+        while True:  # never returns: the budget must end it, in whichever worker it runs
+            time.sleep(0.05)
+    inp.call_tool("bump", {"id": "C-1"})
+    return "bumped twice"
+"""
+
+
+def test_a_budget_ends_a_hung_agent_in_a_worker_and_the_others_pass(toy_project: Path) -> None:
+    (toy_project / "hangs.py").write_text(_HANGS_ON_SEED_ZERO)
+    point = Point("toy", "TASK-001", str(toy_project / "hangs.py"), "hangs", Budget(timeout_ms=500))
+    outcomes = run_points(
+        [point], 6, project_dir=toy_project, group_dir=toy_project / "g", group_id="g",
+        progress=False, max_concurrency=3, workers=2,
+    )  # fmt: skip
+    reasons = []
+    for outcome in outcomes:
+        assert outcome.run_dir is not None
+        reasons.append(json.loads((outcome.run_dir / "result.json").read_text()))
+    assert [r["terminationReason"] for r in reasons] == ["timeout"] + ["completed"] * 5
+    assert [o.passed for o in outcomes] == [False] + [True] * 5
