@@ -312,7 +312,8 @@ def run_points(
     folder together (the sweep checks it once, before its first job).
     """
     limit = concurrency(max_concurrency)
-    processes = worker_count(workers)
+    # No more processes than rollouts: a worker costs a fresh interpreter's start.
+    processes = min(worker_count(workers), max(1, len(points) * runs))
     if not (resume or shared_group):
         refuse_earlier_group(group_dir)
     project = Path(project_dir).resolve()

@@ -235,3 +235,18 @@ def test_a_budget_ends_a_hung_agent_in_a_worker_and_the_others_pass(toy_project:
         reasons.append(json.loads((outcome.run_dir / "result.json").read_text()))
     assert [r["terminationReason"] for r in reasons] == ["timeout"] + ["completed"] * 5
     assert [o.passed for o in outcomes] == [False] + [True] * 5
+
+
+def test_a_single_rollout_with_workers_runs_in_this_process(tmp_path: Path) -> None:
+    ran_in: list[str] = []
+
+    def agent(inp: Any) -> str:  # a local function: a worker process could not load it
+        ran_in.append(inp.task_id)  # and this list is this process's
+        return "done"
+
+    point = Point("crm", "TASK-001", agent, "local", Budget())
+    (outcome,) = run_points(
+        [point], 1, project_dir=REPO, group_dir=tmp_path / "g", group_id="g",
+        progress=False, workers=4,
+    )  # fmt: skip
+    assert outcome.run_dir is not None and ran_in == ["TASK-001"]
