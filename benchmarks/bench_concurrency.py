@@ -177,6 +177,16 @@ class FakeModel:
         """The server's counters; ``reset`` starts the peak afresh for the next agent."""
         return dict(self.get("/stats?reset=1" if reset else "/stats"))
 
+    def cpu(self) -> float:
+        """CPU seconds the endpoint process has used so far (Linux ``/proc``; 0 elsewhere)."""
+        import os
+
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def close(self) -> None:
         self.proc.kill()
         self.proc.wait()
@@ -369,14 +379,19 @@ def spread_over_workers(report: Report, quick: bool, work: Path, calls: list[lis
         agent = openai_agent(model.base_url)
         measure(agent, "fast warm-up", min(64, rollouts), n, work)
         for workers in (1, 2):
+            served = model.cpu()
             got = measure(agent, f"fast w{workers}", rollouts, n, work, workers=workers)
+            served = (model.cpu() - served) / got["wall"]  # cores the endpoint used meanwhile
             rates[workers] = rollouts / got["wall"]
             busy[workers] = rollouts / got["busy"]
+            sweep_cores = got["cpu_ms"] * rollouts / 1e3 / got["wall"]
             rows.append(
                 [f"openai, workers={workers}", rollouts, n * workers, latency, f"{got['wall']:.2f}",
                  f"{rates[workers]:.0f}", f"{busy[workers]:.0f}", got["passed"],
-                 f"{got['cpu_ms']:.3f}"]
+                 f"{got['cpu_ms']:.3f}", f"{sweep_cores:.2f}", f"{served:.2f}"]
             )  # fmt: skip
+            report.figure(f"fastWorkers{workers}SweepCores", sweep_cores)
+            report.figure(f"fastWorkers{workers}EndpointCores", served)
             report.figure(f"fastWorkers{workers}RolloutsPerS", rates[workers])
             report.figure(f"fastWorkers{workers}CpuMsPerRollout", got["cpu_ms"])
             report.ratio(f"workers={workers} at {latency} s: rollouts passed", got["passed"],
@@ -387,18 +402,22 @@ def spread_over_workers(report: Report, quick: bool, work: Path, calls: list[lis
     ideal = math.ceil(rollouts / n) * requests * latency
     model = FakeModel(latency, calls, _fresh(work / "slow"))
     try:
+        served = model.cpu()
         got = measure(openai_agent(model.base_url), "wall w2", rollouts, n // 2, work, workers=2)
+        served = (model.cpu() - served) / got["wall"]
         peak = model.stats()["peak"]
     finally:
         model.close()
     rows.append(
         [f"openai, workers=2 ({n // 2} each)", rollouts, n, latency, f"{got['wall']:.2f}",
          f"{rollouts / got['wall']:.0f}", f"{rollouts / got['busy']:.0f}", got["passed"],
-         f"{got['cpu_ms']:.3f}"]
+         f"{got['cpu_ms']:.3f}", f"{got['cpu_ms'] * rollouts / 1e3 / got['wall']:.2f}",
+         f"{served:.2f}"]
     )  # fmt: skip
+    # cores: CPU seconds per wall second, of the sweep's processes and of the endpoint's.
     report.print_table(
         ["agent", "R", "N in all", "latency s", "wall s", "rollouts/s", "while running",
-         "passed", "CPU ms/R"],
+         "passed", "CPU ms/R", "sweep cores", "endpoint cores"],
         rows,
     )  # fmt: skip
     report.ratio("workers=2 rollout rate / one process (0.02 s)", rates[2] / rates[1], 1.7, ">=")
