@@ -217,6 +217,9 @@ def main() -> None:
     p.add_argument("--values", type=int, default=None, help="outcomes (default 3,000)")
     p.add_argument("--seed", type=int, default=11)
     args = p.parse_args()
+    from silo.jsondepth import make_recursion_room
+
+    make_recursion_room()  # this program reads deep trace lines with the standard library
     values = args.values or (100 if args.quick else 3_000)
     header(f"fuzz_agent_outcomes: {values:,} hostile answers and exceptions", args.quick)
     report = Report("fuzz_agent_outcomes", args)

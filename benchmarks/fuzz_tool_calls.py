@@ -186,6 +186,9 @@ def main() -> None:
     p.add_argument("--calls", type=int, default=None, help="calls per run (default 10,000)")
     p.add_argument("--seed", type=int, default=17)
     args = p.parse_args()
+    from silo.jsondepth import make_recursion_room
+
+    make_recursion_room()  # this program reads deep trace lines with the standard library
     calls = args.calls or (300 if args.quick else 10_000)
     header(f"fuzz_tool_calls: {calls:,} malformed calls to random CRM tools", args.quick)
     report = Report("fuzz_tool_calls", args)

@@ -17,6 +17,7 @@ from silo.verifiers import Check, Verifier, VerifierContext, check, define_verif
 
 if TYPE_CHECKING:
     from silo.agents.contract import (
+        Agent,
         AgentError,
         AgentInput,
         CancelSignal,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from silo.world.indexes import Index
 
 __all__ = [
+    "Agent",
     "AgentError",
     "AgentInput",
     "Budget",
@@ -72,6 +74,7 @@ __all__ = [
 
 # The engine is imported on first use so that environment files importing ``silo`` stay cheap.
 _LAZY = {
+    "Agent": "silo.agents.contract",
     "AgentError": "silo.agents.contract",
     "AgentInput": "silo.agents.contract",
     "CancelSignal": "silo.agents.contract",

@@ -38,7 +38,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
+
+from silo.json_types import JSON
 
 __all__ = [
     "CODES",
@@ -71,7 +73,7 @@ class SiloError(SiloException):
     exit_code: ClassVar[int] = 2
     """The status a command exits with when this error stops it."""
 
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(self, code: str, message: str, details: dict[str, JSON] | None = None) -> None:
         """Keep ``code``, ``message`` and optional machine-readable ``details``.
 
         Raises:
@@ -222,5 +224,10 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("user_invalid", ConfigError, "the simulated user cannot be built (e.g. user.model unset)"),
     ("session_no_user", SessionError, "message_user on a session whose task has no user block"),
     ("user_not_deterministic", BaselineError, "the simulated user may vary, so cannot be pinned"),
+    (
+        "judge_not_deterministic",
+        BaselineError,
+        "a model judge's verdicts vary, so cannot be pinned",
+    ),
 )
 """Every error code: code → :class:`ErrorCode` (its class and meaning). Read-only."""

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
+from silo.json_types import JSON
 from silo.jsonio import canonical
 from silo.verifiers import Check, VerifierContext, optional
 
@@ -42,7 +42,7 @@ _NUMBER = re.compile(r"(?<![\w.\-])-?\d+(?:\.\d+)?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
-def plain(value: Any) -> Any:
+def plain(value: JSON) -> JSON:
     """A deep copy of ``value`` made of dicts, lists and scalars only."""
     if isinstance(value, Mapping):
         return {str(key): plain(item) for key, item in value.items()}
@@ -84,7 +84,7 @@ def mentions(text: str, phrase: str) -> bool:
     return phrase.casefold() in text.casefold()
 
 
-def same(after: Any, before: Any) -> bool:
+def same(after: JSON, before: JSON) -> bool:
     """True when two values are equal.
 
     Silo hands verifiers an initial world that shares every untouched record with the final
@@ -96,8 +96,8 @@ def same(after: Any, before: Any) -> bool:
 
 
 def world_unchanged(
-    final: Mapping[str, Any],
-    initial: Mapping[str, Any],
+    final: Mapping[str, JSON],
+    initial: Mapping[str, JSON],
     label: str = "The world was left exactly as it was",
 ) -> Check:
     """Optional check that a question was answered without changing anything in the world."""
@@ -110,7 +110,7 @@ def world_unchanged(
     )
 
 
-def _same_collection(after: Any, before: Any) -> bool:
+def _same_collection(after: JSON, before: JSON) -> bool:
     if after is before:
         return True
     if isinstance(after, Mapping) and isinstance(before, Mapping):
@@ -118,7 +118,7 @@ def _same_collection(after: Any, before: Any) -> bool:
     return same(after, before)
 
 
-def task_entities(context: VerifierContext) -> Mapping[str, Any]:
+def task_entities(context: VerifierContext) -> Mapping[str, JSON]:
     """The ``entities`` object of the task being graded (empty when the file has none)."""
     entities = context.task.entities
     return entities if isinstance(entities, Mapping) else {}
@@ -145,7 +145,7 @@ def nothing_else_changed(
     rows: Mapping[str, Iterable[str] | None],
     appendable: Iterable[str] = (),
     label: str = "Nothing outside the task's rows changed",
-    worlds: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+    worlds: tuple[Mapping[str, JSON], Mapping[str, JSON]] | None = None,
 ) -> Check:
     """Optional check that the run changed only the rows a task is about (collateral damage).
 
@@ -179,11 +179,11 @@ def nothing_else_changed(
 
 
 def _compared(
-    final: Mapping[str, Any], initial: Mapping[str, Any]
-) -> tuple[dict[str, dict[str, list[Any]]], list[dict[str, Any]]]:
+    final: Mapping[str, JSON], initial: Mapping[str, JSON]
+) -> tuple[dict[str, dict[str, list[JSON]]], list[dict[str, JSON]]]:
     """A state-diff-like summary of two worlds (object collections by row, arrays by prefix)."""
-    collections: dict[str, dict[str, list[Any]]] = {}
-    scalars: list[dict[str, Any]] = []
+    collections: dict[str, dict[str, list[JSON]]] = {}
+    scalars: list[dict[str, JSON]] = []
     for key in dict.fromkeys([*final, *initial]):
         after, before = final.get(key), initial.get(key)
         if after is before:

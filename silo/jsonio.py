@@ -1,32 +1,28 @@
-"""JSON helpers shared by the artifacts: canonical text, pretty files, atomic writes, copies.
+"""JSON text shared by every layer: canonical text, the artifacts' pretty text, exact copies.
 
 Contract: ``pretty`` gives the exact text of every JSON artifact (2-space indent, UTF-8, a
-trailing newline); ``canonical`` gives a key-order-independent text used for equality; and
-``write_json_atomic`` never leaves a half-written file (temporary file, then ``os.replace``).
-Every text the writers put on disk is :func:`silo.redact.redact`-ed first (no secret reaches
-an artifact).
+trailing newline); ``canonical`` gives a key-order-independent text used for equality. Writing
+files (atomically, redacted) is the artifacts layer's job: :mod:`silo.artifacts.atomic`.
 ``json_copy`` gives the compact text of a value and a fresh copy read back from it: the same
 copy and the same errors as ``compact`` with ``exact_loads``, only faster (orjson where it
-provably agrees, the standard library everywhere else).
+provably agrees, the standard library everywhere else). Values and texts deeper than the
+standard library reaches without raising the interpreter's recursion limit (which this module
+never touches) go to :func:`silo.jsondepth.dumps_deep` and :func:`silo.jsondepth.loads_deep`,
+up to :data:`MAX_DEPTH` levels.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
-import os
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
-from silo.jsondepth import MAX_DEPTH as MAX_DEPTH  # importing it makes room for that depth
-from silo.redact import redact
+from silo.json_types import JSON
+from silo.jsondepth import MAX_DEPTH as MAX_DEPTH
+from silo.jsondepth import dumps_deep, loads_deep
 
 __all__ = [
     "compact",
-    "create_file",
-    "write_all",
     "canonical",
     "compact_encoder",
     "exact_loads",
@@ -34,16 +30,10 @@ __all__ = [
     "plain_copy",
     "json_copy_utf8",
     "pretty",
-    "remove_if_stale",
-    "remove_stale_in",
-    "remove_stale_temporaries",
-    "write_json_atomic",
-    "write_json_new",
-    "write_text_atomic",
 ]
 
 
-OrjsonFunctions = tuple[Callable[..., bytes], Callable[[bytes], Any], int]
+OrjsonFunctions = tuple[Callable[..., bytes], Callable[[bytes], JSON], int]
 
 
 def orjson_functions() -> OrjsonFunctions | None:
@@ -66,7 +56,7 @@ def orjson_functions() -> OrjsonFunctions | None:
 _ORJSON = orjson_functions()  # fixed at import: the hot path reads it, nothing rebinds it
 
 
-def _orjson_round_trip(value: Any, option: int) -> tuple[bytes, Any] | None:
+def _orjson_round_trip(value: JSON, option: int) -> tuple[bytes, JSON] | None:
     """The text orjson writes for ``value`` (with ``option``) and the copy read back, or None.
 
     None unless the copy compares equal to ``value``: that rules out everything orjson is more
@@ -89,7 +79,7 @@ def _orjson_round_trip(value: Any, option: int) -> tuple[bytes, Any] | None:
     return None
 
 
-def compact_encoder(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+def compact_encoder(encoder: json.JSONEncoder) -> Callable[[JSON], str]:
     """The function that writes values as one line of JSON with ``encoder``'s settings.
 
     ``encoder`` must be compact (``indent=None``): the text is one line, as a trace event or an
@@ -109,7 +99,7 @@ def compact_encoder(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     if option is None:
         return exact
 
-    def encode(value: Any) -> str:
+    def encode(value: JSON) -> str:
         # orjson's text where it provably is the encoder's (see pretty): it reads back equal
         # to ``value`` and holds no small float, which the two spell differently.
         found = _orjson_round_trip(value, option)
@@ -136,7 +126,7 @@ def _orjson_compact_option(encoder: json.JSONEncoder) -> int | None:
     return _ORJSON[2] | (orjson.OPT_SORT_KEYS if encoder.sort_keys else 0)
 
 
-def _exact_compact(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+def _exact_compact(encoder: json.JSONEncoder) -> Callable[[JSON], str]:
     """``encoder.encode``, first tried without the circular-reference registry."""
     unchecked = json.JSONEncoder(
         skipkeys=encoder.skipkeys,
@@ -148,18 +138,34 @@ def _exact_compact(encoder: json.JSONEncoder) -> Callable[[Any], str]:
         default=encoder.default,
     ).encode
     checked = encoder.encode
+    separators = (encoder.item_separator, encoder.key_separator)
+    sort_keys, ensure_ascii = encoder.sort_keys, encoder.ensure_ascii
 
-    def encode(value: Any) -> str:
+    def encode(value: JSON) -> str:
         try:
             return unchecked(value)
         except RecursionError:
+            pass
+        try:
             return checked(value)
+        except RecursionError:  # deep, not circular: the same text, written without recursion
+            return dumps_deep(
+                value, sort_keys=sort_keys, ensure_ascii=ensure_ascii, separators=separators
+            )
 
     return encode
 
 
-exact_loads: Callable[[str], Any] = json.JSONDecoder().decode
-"""``json.loads`` for text this module's encoders made, minus its per-call type dispatch."""
+_decode = json.JSONDecoder().decode
+
+
+def exact_loads(text: str) -> JSON:
+    """``json.loads`` for text this module's encoders made (deep text read without recursion)."""
+    try:
+        return _decode(text)
+    except RecursionError:
+        return loads_deep(text)
+
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 compact = compact_encoder(_COMPACT)
@@ -174,12 +180,12 @@ _canonical = compact_encoder(
 _encode_str: Callable[[str], str] = json.JSONEncoder(ensure_ascii=False).encode
 
 
-def canonical(value: Any) -> str:
+def canonical(value: JSON) -> str:
     """Key-order-independent JSON text, for comparing two values structurally."""
     return _canonical(value)
 
 
-def json_copy(value: Any) -> tuple[str, Any]:
+def json_copy(value: JSON) -> tuple[str, JSON]:
     """The compact JSON text of ``value`` and a fresh copy of ``value`` read back from it.
 
     The copy shares no container with ``value`` and equals ``exact_loads(compact(value))``; a
@@ -202,7 +208,7 @@ def json_copy(value: Any) -> tuple[str, Any]:
     return (text.decode() if isinstance(text, bytes) else text), copy
 
 
-def json_copy_utf8(value: Any) -> tuple[bytes | str, Any]:
+def json_copy_utf8(value: JSON) -> tuple[bytes | str, JSON]:
     """:func:`json_copy`, with the text as UTF-8 ``bytes`` when orjson made it.
 
     The text is ``str`` when the standard library made it. For a caller that stores the text
@@ -216,7 +222,7 @@ def json_copy_utf8(value: Any) -> tuple[bytes | str, Any]:
     return text, exact_loads(text)
 
 
-def plain_copy(value: Any) -> Any:
+def plain_copy(value: JSON) -> JSON:
     """A deep copy of ``value`` that shares no container with it and compares equal to it.
 
     orjson copies where its copy provably equals ``value`` (plain JSON data, read from dict
@@ -249,7 +255,7 @@ def _float_text(value: float) -> str:
     return _float_repr(value)
 
 
-def _key_text(key: Any) -> str:
+def _key_text(key: JSON) -> str:
     if isinstance(key, str):
         return _encode_str(key)
     if isinstance(key, float):
@@ -268,7 +274,7 @@ def _key_text(key: Any) -> str:
 _PRETTY_DEPTH = 2 * 64 + 1  # the indent (a newline, 2 spaces a level) of the 64th level
 
 
-def _pretty(value: Any, indent: str) -> str:
+def _pretty(value: JSON, indent: str) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)`` at nesting ``indent`` (newline, spaces).
 
     Same checks in the same order as the standard library's encoder, so the text is identical;
@@ -373,7 +379,7 @@ def _small_float_in(data: bytes) -> bool:
     return False
 
 
-def pretty(value: Any) -> str:
+def pretty(value: JSON) -> str:
     """The text of a JSON artifact: ``json.dumps(value, indent=2, ensure_ascii=False)`` + newline.
 
     The same text, byte for byte. orjson writes it where it provably agrees: its text must read
@@ -390,129 +396,10 @@ def pretty(value: Any) -> str:
     try:
         return _pretty(value, "\n") + "\n"
     except (_Unusual, RecursionError):
-        # Not plain JSON (or absurdly deep): the standard encoder gives the same text or the
-        # same error it always gave.
+        pass
+    # Not plain JSON, or deep: the standard encoder gives the same text or the same error it
+    # always gave; too deep for it, the text it would give is written without recursion.
+    try:
         return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-
-
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` as UTF-8 to ``path`` so that a reader sees the old file or the new one.
-
-    The text goes to a temporary file beside ``path`` (named with the process id, so two
-    processes never share one), which then replaces ``path`` in one ``os.replace``. A write
-    that fails (a full disk, Ctrl-C) removes its temporary file; one a killed process left
-    beside a file being replaced is removed by the next write of that file.
-    """
-    target = os.fspath(path)
-    folder, name = os.path.split(target)
-    if os.path.lexists(target):  # a killed writer may have left a temporary
-        remove_stale_temporaries(folder, name)
-    data = redact(text).encode("utf-8")
-    _write_replacing(target, os.path.join(folder, _temporary(name)), data)
-
-
-def write_json_new(folder: str, name: str, value: Any) -> None:
-    """Write ``value`` as the JSON artifact ``name`` (:func:`pretty`) into a new ``folder``.
-
-    The same atomic write as :func:`write_json_atomic`, for a folder this writer made (a new
-    run folder, given without a trailing separator, as ``os.fspath`` gives it): no earlier
-    file and no killed writer's temporary can be there, so none is looked for, and the paths
-    are joined as text (a rollout writes four files: each look is a system call that, under
-    hundreds of rollouts in flight, hands the GIL over).
-    """
-    target, tmp = f"{folder}{os.sep}{name}", f"{folder}{os.sep}{_temporary(name)}"
-    _write_replacing(target, tmp, redact(pretty(value)).encode("utf-8"))
-
-
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
-
-
-def create_file(path: str) -> int:
-    """A new (or truncated) file open for writing: a raw descriptor, not inherited."""
-    return os.open(path, _CREATE_FLAGS, 0o666)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write the whole of ``data`` to ``fd`` (``os.write`` may write part of it)."""
-    written = os.write(fd, data)
-    if written < len(data):  # a short write (rare on regular files): finish it
-        view = memoryview(data)[written:]
-        while view:
-            view = view[os.write(fd, view) :]
-
-
-def _temporary(name: str) -> str:
-    """The temporary file's name for ``name``: ``.<name>.<pid>.tmp`` (see remove_if_stale)."""
-    return f".{name}.{os.getpid()}.tmp"
-
-
-def _write_replacing(target: str, tmp: str, data: bytes) -> None:
-    """Write ``data`` to ``tmp``, then put it in ``target``'s place (``tmp`` gone on failure)."""
-    fd = create_file(tmp)
-    try:
-        try:
-            write_all(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def remove_stale_temporaries(folder: str, name: str) -> None:
-    """Remove ``.<name>.<pid>.tmp`` files in ``folder`` whose process is gone."""
-    prefix = f".{name}."
-    try:
-        entries = [e for e in os.listdir(folder or ".") if e.startswith(prefix)]
-    except OSError:
-        return
-    for entry in entries:
-        remove_if_stale(folder, entry)
-
-
-def remove_if_stale(folder: str, entry: str) -> bool:
-    """Remove ``entry`` from ``folder`` when it is a ``.<name>.<pid>.tmp`` of a process that is gone.
-
-    For scans of folders that nothing writes again (a killed rollout's run folder): the write
-    that would have replaced the file is never made, so its temporary is removed here. True
-    when the file was removed.
-    """
-    parts = entry.rsplit(".", 2)
-    if len(parts) != 3 or not parts[0].startswith(".") or parts[2] != "tmp":
-        return False
-    if not parts[1].isdigit() or _alive(int(parts[1])):
-        return False
-    try:
-        os.unlink(os.path.join(folder, entry))
-    except OSError:
-        return False
-    return True
-
-
-def remove_stale_in(folder: str) -> None:
-    """Remove every ``.<name>.<pid>.tmp`` in ``folder`` whose process is gone (see above)."""
-    try:
-        entries = [e for e in os.listdir(folder) if e.endswith(".tmp") and e.startswith(".")]
-    except OSError:
-        return
-    for entry in entries:
-        remove_if_stale(folder, entry)
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # someone else's process: alive
-        return True
-    return True
-
-
-def write_json_atomic(path: str | Path, value: Any) -> None:
-    """Write ``value`` to ``path`` as a JSON artifact (:func:`pretty`), atomically."""
-    write_text_atomic(path, pretty(value))
+    except RecursionError:
+        return dumps_deep(value, indent=2) + "\n"

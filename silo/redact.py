@@ -20,7 +20,8 @@ import re
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
+
+from silo.json_types import JSON
 
 __all__ = [
     "MASK",
@@ -113,12 +114,12 @@ def redact(text: str) -> str:
     return text
 
 
-def redact_value(value: Any) -> Any:
+def redact_value(value: JSON) -> JSON:
     """``value`` (plain JSON) with :func:`redact` applied to every string and key.
 
     The value itself when nothing in it changes, so a clean document is not copied.
     """
-    stack: list[Any] = [value]
+    stack: list[JSON] = [value]
     changed = False
     while stack and not changed:
         item = stack.pop()
@@ -135,22 +136,22 @@ def redact_value(value: Any) -> Any:
     return _redacted_copy(value) if changed else value
 
 
-def _redacted_copy(value: Any) -> Any:
-    root: list[Any] = [None]
-    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+def _redacted_copy(value: JSON) -> JSON:
+    root: list[JSON] = [None]
+    stack: list[tuple[JSON, JSON, JSON]] = [(value, root, 0)]
     while stack:
         item, parent, slot = stack.pop()
         if isinstance(item, str):
             parent[slot] = redact(item)
         elif isinstance(item, Mapping):
-            copy: dict[Any, Any] = {}
+            copy: dict[JSON, JSON] = {}
             for key, child in item.items():
                 new_key = redact(key) if isinstance(key, str) else key
                 copy[new_key] = None
                 stack.append((child, copy, new_key))
             parent[slot] = copy
         elif isinstance(item, (list, tuple)):
-            items: list[Any] = [None] * len(item)
+            items: list[JSON] = [None] * len(item)
             stack.extend((child, items, i) for i, child in enumerate(item))
             parent[slot] = items
         else:

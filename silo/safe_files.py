@@ -8,6 +8,8 @@ never read. :func:`read_json_file` also parses: invalid JSON raises ``json.JSOND
 ``json.loads`` does, and JSON nested deeper than :data:`silo.jsondepth.MAX_DEPTH` raises
 :class:`UnreadableFile`. :func:`refuse_special` raises for the first entry of a folder that is
 not a regular file or folder, for code (an environment's own) that would read it blindly.
+:func:`malformed_file` is the ``details`` of a :class:`~silo.errors.SiloError` about such a file
+(one that cannot be read as the JSON object it must hold), which ``silo-validate`` exits 2 on.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from silo.errors import SiloException
-from silo.jsondepth import MAX_DEPTH
+from silo.jsondepth import MAX_DEPTH, loads_deep
 
 __all__ = [
     "UnreadableFile",
+    "malformed_file",
     "read_bytes_file",
     "read_json_file",
     "read_text_file",
@@ -38,6 +41,11 @@ class UnreadableFile(SiloException, ValueError):
         """``path`` could not be read because of ``why`` (a few words, no path)."""
         super().__init__(f"{path}: {why}")
         self.path, self.why = path, why
+
+
+def malformed_file() -> dict[str, Any]:
+    """``SiloError`` details saying the error is a file that cannot be read as it must be."""
+    return {"malformed": True}
 
 
 def _kind(mode: int) -> str:
@@ -105,6 +113,10 @@ def read_json_file(path: Path, follow: bool = True) -> Any:
     text = read_text_file(path, follow)
     try:
         return json.loads(text)
+    except RecursionError:
+        pass
+    try:  # deeper than the standard library reads without raising the recursion limit
+        return loads_deep(text)
     except RecursionError:
         raise UnreadableFile(path, f"nests deeper than {MAX_DEPTH:,} levels") from None
 

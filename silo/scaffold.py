@@ -30,10 +30,10 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
 
 from silo.distribution import version
 from silo.errors import ScaffoldError
+from silo.json_types import JSON
 from silo.jsonio import pretty
 from silo.loading.environment import DEFAULT_ENTRYPOINT, MANIFEST
 
@@ -148,7 +148,7 @@ def _copy_tree(source: Traversable, dest: Path) -> None:
             (dest / name).write_bytes(item.read_bytes())
 
 
-def _template_manifest(staged: Path) -> dict[str, Any]:
+def _template_manifest(staged: Path) -> dict[str, JSON]:
     """The template's own manifest (empty when it has none or it does not parse)."""
     try:
         raw = json.loads((staged / MANIFEST).read_text(encoding="utf-8"))
@@ -162,7 +162,7 @@ def _stage_environment(source: Traversable, dest: Path, name: str, template: str
     _copy_tree(source, dest)
     declared = _template_manifest(dest)
     entry = declared.get("entrypoint")
-    manifest: dict[str, Any] = {
+    manifest: dict[str, JSON] = {
         "name": name,
         "template": template,
         "templateVersion": version(),

@@ -17,10 +17,11 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Protocol, TypeVar
 
 from silo.errors import TaskError
-from silo.safe_files import UnreadableFile, read_json_file
+from silo.json_types import JSON
+from silo.safe_files import UnreadableFile, malformed_file, read_json_file
 from silo.verifiers import REWARD_MODES
 
 __all__ = [
@@ -51,12 +52,12 @@ class Task:
     instruction: str
     verifier_id: str
     difficulty: str = "unspecified"
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    extra: dict[str, JSON] = field(default_factory=dict, compare=False)
     source: str = field(default="", compare=False)
     # The parsed ``user`` block (also kept raw in ``extra``); None: not a conversation.
     user: UserSpec | None = field(default=None, compare=False)
     # An instance of a template (see silo.variants): its parameters, template id and number.
-    params: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    params: Mapping[str, JSON] = field(default_factory=dict, compare=False)
     template_id: str = ""
     variant: int | None = None
 
@@ -67,11 +68,11 @@ class Task:
         return mode if isinstance(mode, str) else None
 
     @property
-    def entities(self) -> Any:
+    def entities(self) -> JSON:
         """The file's ``entities``: the records the task is about, for verifiers and readers."""
         return self.extra.get("entities")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The task in full, as its file says it (used in ``run.json`` and the trace)."""
         return {
             "id": self.id,
@@ -88,10 +89,12 @@ class Task:
         }
 
 
-def parse_task(raw: Any, source: str) -> Task:
+def parse_task(raw: JSON, source: str) -> Task:
     """The :class:`Task` in ``raw`` (a task file's JSON); a bad one raises ``task_invalid``."""
     if not isinstance(raw, dict):
-        raise TaskError("task_invalid", f"{source}: a task file must hold one JSON object")
+        raise TaskError(
+            "task_invalid", f"{source}: a task file must hold one JSON object", malformed_file()
+        )
     for key in _REQUIRED:
         value = raw.get(key)
         if not isinstance(value, str) or not value.strip():
@@ -156,20 +159,20 @@ class UserSpec:
     end_say: str = "Thanks, that's everything."
 
 
-def _text(raw: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str:
+def _text(raw: Mapping[str, JSON], key: str, where: str, default: str | None = None) -> str:
     value = raw.get(key, default)
     if not isinstance(value, str) or not value.strip():
         raise TaskError("task_invalid", f'{where}: "{key}" must be a non-empty string')
     return value
 
 
-def _phrases(raw: Any, where: str) -> tuple[str, ...]:
+def _phrases(raw: JSON, where: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
         raise TaskError("task_invalid", f"{where} must be a non-empty list of phrases")
     return tuple(raw)
 
 
-def parse_user(raw: Any, source: str) -> UserSpec:
+def parse_user(raw: JSON, source: str) -> UserSpec:
     """The :class:`UserSpec` of a task file's ``user`` block; a bad one raises ``task_invalid``."""
     where = f"{source}: user"
     if not isinstance(raw, Mapping):
@@ -216,24 +219,27 @@ def parse_user(raw: Any, source: str) -> UserSpec:
     )
 
 
-def read_task_file(path: Path, source: str) -> Any:
+def read_task_file(path: Path, source: str) -> JSON:
     """The JSON in task file ``path``; invalid JSON raises ``task_invalid`` naming ``source``."""
     try:
         return read_json_file(path)
     except UnreadableFile as exc:
-        raise TaskError("task_invalid", f"{source} {exc.why}; fix or remove it") from None
+        raise TaskError(
+            "task_invalid", f"{source} {exc.why}; fix or remove it", malformed_file()
+        ) from None
     except json.JSONDecodeError as exc:
         raise TaskError(
             "task_invalid",
             f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             "fix the file",
+            malformed_file(),
         ) from None
 
 
 def _load_one(path: Path, source: str, found: dict[str, Task]) -> Task | None:
     raw = read_task_file(path, source)
     if isinstance(raw, dict) and "template" in raw:
-        return None
+        return None  # a template: silo.variants.load_templates reads it
     task = parse_task(raw, source)
     if task.id in found:
         raise TaskError(
@@ -244,6 +250,39 @@ def _load_one(path: Path, source: str, found: dict[str, Task]) -> Task | None:
     return task
 
 
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_Item = TypeVar("_Item", bound=_Identified)
+
+
+def load_task_files(
+    tasks_dir: Path,
+    env_name: str,
+    load: Callable[[Path, str, dict[str, _Item]], _Item | None],
+    on_error: Callable[[TaskError], None] | None,
+) -> dict[str, _Item]:
+    """``load(path, source, found)`` of every ``tasks_dir/*.json`` in name order, sorted by id.
+
+    ``load`` returns None for a file that is not its kind; a :class:`~silo.errors.TaskError` it
+    raises goes to ``on_error`` (the file skipped) or, without one, to the caller.
+    """
+    found: dict[str, _Item] = {}
+    for path in sorted(tasks_dir.glob("*.json")) if tasks_dir.is_dir() else ():
+        try:
+            item = load(path, f"environments/{env_name}/tasks/{path.name}", found)
+        except TaskError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+            continue
+        if item is not None:
+            found[item.id] = item
+    return dict(sorted(found.items()))
+
+
 def load_tasks(
     tasks_dir: Path, env_name: str, on_error: Callable[[TaskError], None] | None = None
 ) -> dict[str, Task]:
@@ -252,18 +291,4 @@ def load_tasks(
     A bad file raises :class:`~silo.errors.TaskError`; with ``on_error`` it is reported there and skipped,
     so a validator can list every bad file at once.
     """
-    found: dict[str, Task] = {}
-    if not tasks_dir.is_dir():
-        return found
-    for path in sorted(tasks_dir.glob("*.json")):
-        try:
-            task = _load_one(path, f"environments/{env_name}/tasks/{path.name}", found)
-            if task is None:
-                continue  # a template: silo.variants.load_templates reads it
-        except TaskError as exc:
-            if on_error is None:
-                raise
-            on_error(exc)
-            continue
-        found[task.id] = task
-    return dict(sorted(found.items()))
+    return load_task_files(tasks_dir, env_name, _load_one, on_error)

@@ -21,10 +21,11 @@ from functools import cached_property
 from typing import Any, overload
 
 from silo.errors import SiloException
+from silo.json_types import JSON
 
 __all__ = ["Tool", "ToolError", "define_tool", "tool"]
 
-RunFn = Callable[[Any, dict[str, Any]], Any]
+RunFn = Callable[[Any, dict[str, JSON]], Any]
 """A tool's body: ``run(state, input)`` with the validated input object; returns JSON."""
 
 
@@ -35,7 +36,7 @@ class ToolError(SiloException):
     ``conflict``, ``limit_exceeded``; any string is allowed.
     """
 
-    def __init__(self, code: str, message: str, details: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, code: str, message: str, details: Mapping[str, JSON] | None = None) -> None:
         """Refuse with ``code`` (what kind of refusal), ``message`` and optional ``details``.
 
         ``message`` is what the agent reads, so it should say what to do instead; ``details``
@@ -46,9 +47,9 @@ class ToolError(SiloException):
         self.message = message
         self.details = dict(details) if details is not None else None
 
-    def to_output(self) -> dict[str, Any]:
+    def to_output(self) -> dict[str, JSON]:
         """The error result the agent sees: ``{code, message}``, plus ``details`` when given."""
-        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        out: dict[str, JSON] = {"code": self.code, "message": self.message}
         if self.details is not None:
             out["details"] = self.details
         return out
@@ -70,12 +71,12 @@ class Tool:
 
     name: str
     description: str
-    input_schema: Mapping[str, Any]
+    input_schema: Mapping[str, JSON]
     run: RunFn
     read_only: bool = False
 
     @cached_property
-    def _spec_document(self) -> dict[str, Any]:
+    def _spec_document(self) -> dict[str, JSON]:
         # Built once per tool: every rollout offers the same spec, and the tool is immutable.
         return {
             "name": self.name,
@@ -83,7 +84,7 @@ class Tool:
             "inputSchema": self.input_schema,
         }
 
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> dict[str, JSON]:
         """What the agent sees: ``{name, description, inputSchema}``."""
         return self._spec_document
 
@@ -91,7 +92,7 @@ class Tool:
 def define_tool(
     name: str,
     description: str,
-    input_schema: Mapping[str, Any],
+    input_schema: Mapping[str, JSON],
     run: RunFn,
     read_only: bool = False,
 ) -> Tool:
@@ -136,7 +137,7 @@ def tool(
         schema, doc = _schema_from_signature(func)
         params = list(inspect.signature(func).parameters)[1:]
 
-        def run(state: Any, args: dict[str, Any]) -> Any:
+        def run(state: Any, args: dict[str, JSON]) -> Any:
             return func(state, **{key: args[key] for key in params if key in args})
 
         return define_tool(name or func.__name__, description or doc, schema, run, read_only)
@@ -171,7 +172,7 @@ def _parse_docstring(func: Callable[..., Any], names: list[str]) -> tuple[str, d
     return " ".join(summary.split()), arg_docs
 
 
-def _schema_from_signature(func: Callable[..., Any]) -> tuple[dict[str, Any], str]:
+def _schema_from_signature(func: Callable[..., Any]) -> tuple[dict[str, JSON], str]:
     from pydantic import ConfigDict, Field, create_model  # lazy: pydantic is slow to import
 
     params = list(inspect.signature(func).parameters.values())
@@ -179,7 +180,7 @@ def _schema_from_signature(func: Callable[..., Any]) -> tuple[dict[str, Any], st
         raise TypeError(f"tool {func.__name__!r} must take the state as its first parameter")
     summary, arg_docs = _parse_docstring(func, [p.name for p in params[1:]])
     hints = inspect.get_annotations(func, eval_str=True)
-    fields: dict[str, Any] = {}
+    fields: dict[str, JSON] = {}
     for param in params[1:]:
         if param.name not in hints:
             warnings.warn(

@@ -26,11 +26,13 @@ import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
-from silo.tasks import DIFFICULTIES, Task, parse_task, read_task_file
+from silo.json_types import JSON
+from silo.tasks import DIFFICULTIES, Task, load_task_files, parse_task, read_task_file
 
 __all__ = [
     "Generator",
@@ -46,7 +48,7 @@ __all__ = [
     "split_instance_id",
 ]
 
-Generator = Callable[[Mapping[str, Any], int], Mapping[str, Any]]
+Generator = Callable[[Mapping[str, JSON], int], Mapping[str, JSON]]
 """An environment's parameter generator: ``fn(initial_world, seed)`` → the parameters."""
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -58,11 +60,11 @@ class Template:
     """A templated task: its raw file, the parameters it declares and where they come from."""
 
     id: str
-    raw: Mapping[str, Any]
+    raw: Mapping[str, JSON]
     parameters: tuple[str, ...]
     source: str
     generator: str = ""
-    values: tuple[Mapping[str, Any], ...] = ()
+    values: tuple[Mapping[str, JSON], ...] = ()
 
     @property
     def verifier_id(self) -> str:
@@ -86,7 +88,7 @@ def placeholders(value: Any) -> set[str]:
     return set()
 
 
-def parse_template(raw: Mapping[str, Any], source: str) -> Template:
+def parse_template(raw: Mapping[str, JSON], source: str) -> Template:
     """The :class:`Template` of a task file whose ``template`` block is set; bad ones raise."""
     block = raw["template"]
     where = f"{source}: template"
@@ -130,7 +132,7 @@ def parse_template(raw: Mapping[str, Any], source: str) -> Template:
     return template
 
 
-def _checked(template: Template, params: Any, where: str) -> dict[str, Any]:
+def _checked(template: Template, params: Any, where: str) -> dict[str, JSON]:
     if not isinstance(params, Mapping):
         raise TaskError("task_invalid", f"{where} must be an object of parameters")
     missing = [name for name in template.parameters if name not in params]
@@ -144,7 +146,7 @@ def _checked(template: Template, params: Any, where: str) -> dict[str, Any]:
     return dict(params)
 
 
-def _fill(value: Any, params: Mapping[str, Any]) -> Any:
+def _fill(value: Any, params: Mapping[str, JSON]) -> Any:
     if isinstance(value, str):
         whole = _PLACEHOLDER.fullmatch(value)
         if whole is not None and whole.group(1) in params:
@@ -182,7 +184,7 @@ def split_instance_id(task_id: str) -> tuple[str, int | None]:
 
 
 def instantiate(
-    template: Template, number: int, world: Mapping[str, Any], generators: Mapping[str, Any]
+    template: Template, number: int, world: Mapping[str, JSON], generators: Mapping[str, Generator]
 ) -> Task:
     """Instance ``number`` of ``template``, its parameters made from the initial ``world``."""
     tid = instance_id(template.id, number)
@@ -211,7 +213,7 @@ def instantiate(
 
 
 def instance_count(
-    template: Template, world: Mapping[str, Any], generators: Mapping[str, Any]
+    template: Template, world: Mapping[str, JSON], generators: Mapping[str, Generator]
 ) -> int | None:
     """How many distinct instances ``template`` can make, when that is known (else None)."""
     if template.values:
@@ -220,7 +222,7 @@ def instance_count(
     return int(count(world)) if callable(count) else None
 
 
-def _key(params: Mapping[str, Any]) -> str:
+def _key(params: Mapping[str, JSON]) -> str:
     from silo.jsonio import canonical
 
     return canonical(dict(params))
@@ -236,12 +238,12 @@ def random_instance(template_id: str, seed: int, count: int | None) -> int:
 class _FromCandidates:
     """A generator visiting every candidate in one fixed shuffled order (see module doc)."""
 
-    candidates: Callable[[Mapping[str, Any]], Sequence[Mapping[str, Any]]]
+    candidates: Callable[[Mapping[str, JSON]], Sequence[Mapping[str, JSON]]]
 
-    def count(self, world: Mapping[str, Any]) -> int:
+    def count(self, world: Mapping[str, JSON]) -> int:
         return len(self.candidates(world))
 
-    def __call__(self, world: Mapping[str, Any], seed: int) -> Mapping[str, Any]:
+    def __call__(self, world: Mapping[str, JSON], seed: int) -> Mapping[str, JSON]:
         found = list(self.candidates(world))
         if not found:
             raise TaskError("task_invalid", "the generator found no valid parameters in this world")
@@ -251,7 +253,7 @@ class _FromCandidates:
 
 
 def candidates_generator(
-    candidates: Callable[[Mapping[str, Any]], Sequence[Mapping[str, Any]]],
+    candidates: Callable[[Mapping[str, JSON]], Sequence[Mapping[str, JSON]]],
 ) -> Generator:
     """A generator from ``candidates(world)``: every valid parameter set, in any order.
 
@@ -272,30 +274,26 @@ def load_templates(
     A bad file raises :class:`~silo.errors.TaskError`; with ``on_error`` it is reported there
     and skipped (as :func:`silo.tasks.load_tasks` does).
     """
-    found: dict[str, Template] = {}
-    for path in sorted(tasks_dir.glob("*.json")) if tasks_dir.is_dir() else ():
-        source = f"environments/{env_name}/tasks/{path.name}"
-        try:
-            raw = read_task_file(path, source)
-        except TaskError:
-            continue  # silo.tasks.load_tasks reports a file that is not JSON
-        try:
-            if not isinstance(raw, dict) or "template" not in raw:
-                continue
-            template = parse_template(raw, source)
-            if "#" in template.id:
-                raise TaskError("task_invalid", f'{source}: a template id may not contain "#"')
-            clash = found[template.id].source if template.id in found else None
-            clash = clash or (taken[template.id].source if template.id in taken else None)
-            if clash:
-                raise TaskError(
-                    "task_invalid", f'task id "{template.id}" is declared twice: {clash} and '
-                    f"{source}; give one of them another id",
-                )  # fmt: skip
-        except TaskError as exc:
-            if on_error is None:
-                raise
-            on_error(exc)
-            continue
-        found[template.id] = template
-    return dict(sorted(found.items()))
+    return load_task_files(tasks_dir, env_name, partial(_load_template, taken=taken), on_error)
+
+
+def _load_template(
+    path: Path, source: str, found: dict[str, Template], taken: Mapping[str, Task]
+) -> Template | None:
+    try:
+        raw = read_task_file(path, source)
+    except TaskError:
+        return None  # silo.tasks.load_tasks reports a file that is not JSON
+    if not isinstance(raw, dict) or "template" not in raw:
+        return None
+    template = parse_template(raw, source)
+    if "#" in template.id:
+        raise TaskError("task_invalid", f'{source}: a template id may not contain "#"')
+    clash = found[template.id].source if template.id in found else None
+    clash = clash or (taken[template.id].source if template.id in taken else None)
+    if clash:
+        raise TaskError(
+            "task_invalid", f'task id "{template.id}" is declared twice: {clash} and '
+            f"{source}; give one of them another id",
+        )  # fmt: skip
+    return template

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, overload
 
 from silo.errors import SiloException
+from silo.json_types import JSON
 
 if TYPE_CHECKING:
     from silo.tasks import Task
@@ -58,14 +59,9 @@ class Check:
     detail: str = ""
     required: bool = True
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The check as ``result.json`` lists it: label, passed, detail and required."""
-        return {
-            "label": self.label,
-            "passed": self.passed,
-            "detail": self.detail,
-            "required": self.required,
-        }
+        return asdict(self)  # the fields, in that order, are the document's keys
 
 
 def check(label: str, passed: bool, detail: str = "") -> Check:
@@ -90,12 +86,12 @@ class VerifierContext:
 
     agent_output: str
     task: Task
-    state_diff: Mapping[str, Any] = field(default_factory=dict)
+    state_diff: Mapping[str, JSON] = field(default_factory=dict)
     # A conversational task's transcript ({"role": "user"|"agent", "text"}, the opening first).
     conversation: Sequence[Mapping[str, str]] = ()
 
     @property
-    def params(self) -> Mapping[str, Any]:
+    def params(self) -> Mapping[str, JSON]:
         """The parameters of a template's instance (``TASK-010#17``); empty for a fixed task."""
         return self.task.params
 
@@ -212,7 +208,7 @@ def round_half_up(value: float, places: int = 2) -> float:
     return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
-def score(verifier_id: str, checks: Iterable[Any], reward: str = "weighted") -> Score:
+def score(verifier_id: str, checks: Iterable[JSON], reward: str = "weighted") -> Score:
     """Grade a list of checks; raises :class:`VerifierError` when none is required.
 
     ``reward`` is one of :data:`REWARD_MODES`: ``weighted`` counts every check, ``binary`` is

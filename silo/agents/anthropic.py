@@ -34,6 +34,7 @@ from silo.agents.model import (
     read_json,
     token_count,
 )
+from silo.json_types import JSON
 
 __all__ = ["AnthropicAgent"]
 
@@ -64,11 +65,11 @@ class AnthropicAgent(ModelAgent):
         client = sdk.Anthropic(api_key=key, base_url=self.where, max_retries=0)
         return self.configured_target(client, "/v1/messages")
 
-    def start(self, inp: AgentInput) -> dict[str, Any]:
+    def start(self, inp: AgentInput) -> dict[str, JSON]:
         """The first user turn and the request fields every turn repeats."""
-        messages: list[dict[str, Any]] = [{"role": "user", "content": inp.task}]
+        messages: list[dict[str, JSON]] = [{"role": "user", "content": inp.task}]
         system = self.system_prompt or DEFAULT_SYSTEM_PROMPT
-        fields: dict[str, Any] = {
+        fields: dict[str, JSON] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "system": system,
@@ -84,7 +85,7 @@ class AnthropicAgent(ModelAgent):
         fields.update(self.extra_body or {})  # extra fields win, as the SDK's extra_body does
         return conversation_state(messages, fields, inp.tools, system)
 
-    def _tool_choice(self) -> dict[str, Any] | None:
+    def _tool_choice(self) -> dict[str, JSON] | None:
         choice: Any = self.tool_choice
         if isinstance(choice, str):
             choice = {"type": choice}
@@ -141,12 +142,12 @@ class AnthropicAgent(ModelAgent):
             message=blocks,
         )
 
-    def reply_message(self, reply: Reply) -> dict[str, Any]:
+    def reply_message(self, reply: Reply) -> dict[str, JSON]:
         """The assistant turn, its content blocks as the endpoint returned them."""
         return {"role": "assistant", "content": reply.message}
 
     @staticmethod
-    def render_tool(spec: dict[str, Any]) -> dict[str, Any]:
+    def render_tool(spec: dict[str, JSON]) -> dict[str, JSON]:
         """One environment tool as a Messages-API tool: its input schema unchanged."""
         return {
             "name": spec["name"],
@@ -154,7 +155,7 @@ class AnthropicAgent(ModelAgent):
             "input_schema": spec.get("inputSchema") or {"type": "object"},
         }
 
-    def add_results(self, state: dict[str, Any], results: list[tuple[ToolUse, str, bool]]) -> None:
+    def add_results(self, state: dict[str, JSON], results: list[tuple[ToolUse, str, bool]]) -> None:
         """One user turn holding a ``tool_result`` block for every ``tool_use`` block."""
         state["messages"].append(
             {

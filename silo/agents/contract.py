@@ -1,7 +1,8 @@
 """The agent contract: what an agent receives and what it may return.
 
-Contract: an agent is any callable, sync or ``async``, taking one :class:`AgentInput` and
-returning ``{"output": value}`` (a bare value is accepted too). ``call_tool(name, input)``
+Contract: an agent (:data:`Agent`: :class:`SyncAgent` or :class:`AsyncAgent`) is any callable,
+sync or ``async``, taking one :class:`AgentInput` and returning ``{"output": value}`` (a bare
+value is accepted too). ``call_tool(name, input)``
 returns a :class:`ToolResult` (``{"output": ..., "isError": bool}``) and never raises for a bad
 call; it raises :class:`RunLimitError` once the run has ended (tool-call limit, timeout). The
 result is also awaitable, so async agents may write ``await call_tool(...)``. ``signal`` tells
@@ -19,19 +20,23 @@ finishes its work and returns). Elsewhere ``user`` is None.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, Self, TypeAlias
 
 from silo.errors import SiloException
+from silo.json_types import JSON
 
 __all__ = [
+    "Agent",
     "AgentError",
     "AgentFn",
     "AgentInput",
+    "AsyncAgent",
     "CancelSignal",
     "ModelError",
     "RunLimitError",
+    "SyncAgent",
     "ToolResult",
     "UserChannel",
     "UserReply",
@@ -67,28 +72,41 @@ class ModelError(SiloException):
         self.connect_failed = connect_failed
 
 
-class ToolResult(dict[str, Any]):
-    """``{"output": ..., "isError": bool}``; ``await`` on it returns itself."""
+class _Reply(dict[str, JSON]):
+    """A reply the agent may also ``await`` (returning itself), with its ``isError`` flag."""
 
     __slots__ = ()
 
     @property
-    def output(self) -> Any:
-        """The tool's output (for an error, ``{"code", "message", "details"?}``)."""
-        return self["output"]
-
-    @property
     def is_error(self) -> bool:
-        """True when the call failed (unknown tool, invalid input, refusal, crash)."""
+        """True when the call or message failed (see the subclass for what that covers)."""
         return bool(self["isError"])
 
-    def __await__(self) -> Generator[Any, None, ToolResult]:
+    def __await__(self) -> Generator[Any, None, Self]:
         return self
         yield  # pragma: no cover - makes this a generator
 
 
-class UserReply(dict[str, Any]):
-    """``{"text": str, "ended": bool, "isError": bool}``; ``await`` on it returns itself."""
+class ToolResult(_Reply):
+    """``{"output": ..., "isError": bool}``; ``await`` on it returns itself.
+
+    ``is_error`` is True when the call failed (unknown tool, invalid input, refusal, crash).
+    """
+
+    __slots__ = ()
+
+    @property
+    def output(self) -> JSON:
+        """The tool's output (for an error, ``{"code", "message", "details"?}``)."""
+        return self["output"]
+
+
+class UserReply(_Reply):
+    """``{"text": str, "ended": bool, "isError": bool}``; ``await`` on it returns itself.
+
+    ``is_error`` is True when the message was not delivered (conversation over, turn budget
+    spent).
+    """
 
     __slots__ = ()
 
@@ -101,15 +119,6 @@ class UserReply(dict[str, Any]):
     def ended(self) -> bool:
         """True once the user has ended the conversation: send no more messages."""
         return bool(self["ended"])
-
-    @property
-    def is_error(self) -> bool:
-        """True when the message was not delivered (conversation over, turn budget spent)."""
-        return bool(self["isError"])
-
-    def __await__(self) -> Generator[Any, None, UserReply]:
-        return self
-        yield  # pragma: no cover - makes this a generator
 
 
 @dataclass(frozen=True)
@@ -162,31 +171,50 @@ class AgentInput:
     """What an agent receives. Also readable as a mapping: ``inp["task"]``."""
 
     task: str
-    tools: list[dict[str, Any]]
+    tools: list[dict[str, JSON]]
     call_tool: Callable[..., ToolResult]
     signal: CancelSignal
     seed: int = 0
     task_id: str = ""
     environment: str = ""
     deadline: float = float("inf")  # time.monotonic() at which the run times out
-    emit: Callable[[str, Mapping[str, Any]], None] = field(default=lambda kind, data: None)
+    emit: Callable[[str, Mapping[str, JSON]], None] = field(default=lambda kind, data: None)
     user: UserChannel | None = None  # set for conversational tasks only
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
 
 
-AgentFn = Callable[[AgentInput], Any]
+class SyncAgent(Protocol):
+    """An agent that returns its output: ``{"output": value}`` or the bare value."""
+
+    def __call__(self, inp: AgentInput, /) -> JSON:
+        """Do the task ``inp`` describes, through ``inp.call_tool``; return the output."""
+        ...
 
 
-def unwrap_output(returned: Any) -> Any:
+class AsyncAgent(Protocol):
+    """An agent whose call gives an awaitable of its output (an ``async def``)."""
+
+    def __call__(self, inp: AgentInput, /) -> Awaitable[JSON]:
+        """Do the task ``inp`` describes; the awaitable gives the output."""
+        ...
+
+
+Agent: TypeAlias = SyncAgent | AsyncAgent
+"""What an agent is: a callable, sync or ``async``, taking one :class:`AgentInput`."""
+
+AgentFn = Agent  # the earlier name, kept for imports of silo.agents.contract
+
+
+def unwrap_output(returned: JSON) -> JSON:
     """An agent's return value to its output: ``{"output": x}`` gives x, anything else itself."""
     if isinstance(returned, Mapping) and "output" in returned:
         return returned["output"]
     return returned
 
 
-def output_text(output: Any) -> str:
+def output_text(output: JSON) -> str:
     """The text form verifiers receive: strings as-is, None as "", anything else as JSON."""
     if output is None:
         return ""

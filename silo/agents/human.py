@@ -19,9 +19,10 @@ import json
 import shlex
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from silo.agents.contract import AgentError, AgentInput, RunLimitError
+from silo.json_types import JSON
 
 __all__ = ["HumanAgent", "parse_arguments"]
 
@@ -35,7 +36,7 @@ _HELP = """Commands:
   help                        this text"""
 
 
-def parse_arguments(text: str) -> dict[str, Any]:
+def parse_arguments(text: str) -> dict[str, JSON]:
     """A tool call's arguments: a JSON object, or ``key=value`` pairs (shell quoting).
 
     Raises:
@@ -52,7 +53,7 @@ def parse_arguments(text: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise ValueError("JSON arguments must be an object")
         return value
-    arguments: dict[str, Any] = {}
+    arguments: dict[str, JSON] = {}
     for pair in shlex.split(text):
         key, sep, raw = pair.partition("=")
         if not sep or not key:
@@ -75,7 +76,7 @@ class HumanAgent:
         self._in = stdin
         self._out = stdout
 
-    def __call__(self, inp: AgentInput) -> dict[str, Any]:
+    def __call__(self, inp: AgentInput) -> dict[str, JSON]:
         """Play the rollout: show the task and tools, then run commands until ``finish``."""
         read, out = self._in or sys.stdin, self._out or sys.stdout
         names = [str(t["name"]) for t in inp.tools]

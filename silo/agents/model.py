@@ -75,6 +75,7 @@ from silo.agents.endpoints import (
 )
 from silo.agents.model_loop import run_on_model_loop
 from silo.distribution import install_hint
+from silo.json_types import JSON
 from silo.redact import add_secret
 
 __all__ = [
@@ -137,7 +138,7 @@ class Reply:
     usage: dict[str, int]
     message: Any = field(default=None, repr=False)  # the API's own turn, to send back
     # promptTokenIds, tokenIds, logprobs: whichever the endpoint sent (see model_step)
-    tokens: dict[str, list[Any]] = field(default_factory=dict, repr=False)
+    tokens: dict[str, list[JSON]] = field(default_factory=dict, repr=False)
 
 
 class ModelAgent(ABC):
@@ -173,7 +174,7 @@ class ModelAgent(ABC):
         max_tokens: int | None = None,
         tool_choice: Any = None,
         parallel_tool_calls: bool | None = None,
-        extra_body: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, JSON] | None = None,
         max_connections: int | None = None,
         return_tokens: bool = False,
     ) -> None:
@@ -222,7 +223,7 @@ class ModelAgent(ABC):
         return self.base_url or os.environ.get(self.base_url_env) or self.default_base_url
 
     @property
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, JSON]:
         """Who answers: what ``run.json`` records and summaries split rows by."""
         return {
             "kind": self.kind,
@@ -232,14 +233,14 @@ class ModelAgent(ABC):
             "seed": self.seed,
         }
 
-    def __call__(self, inp: AgentInput) -> dict[str, Any]:
+    def __call__(self, inp: AgentInput) -> dict[str, JSON]:
         """Run the tool-calling loop for one rollout and return its final answer.
 
         From any thread but the model loop's: the conversation runs there (see :meth:`arun`).
         """
         return run_on_model_loop(self.arun(inp))
 
-    async def arun(self, inp: AgentInput) -> dict[str, Any]:
+    async def arun(self, inp: AgentInput) -> dict[str, JSON]:
         """The tool-calling loop as a coroutine of the model loop (what rollouts in flight run)."""
         if inp.user is not None:  # the user is one more tool (see the module docstring)
             tool = {
@@ -254,16 +255,20 @@ class ModelAgent(ABC):
             inp = dataclasses.replace(inp, tools=[*inp.tools, tool])
         return await self._conversation(inp, None).run()
 
-    def complete(self, inp: AgentInput, state: dict[str, Any]) -> Reply:
+    def complete(self, inp: AgentInput, state: dict[str, JSON]) -> Reply:
         """One completion of ``state`` (built by :meth:`start`, extended by the caller).
 
         The same endpoint, backoff, retries and ``model_step`` event as a turn of the loop; for
         callers that keep their own conversation, such as a model playing the user. From any
         thread but the model loop's.
         """
-        return run_on_model_loop(self._conversation(inp, state).step(1))
+        return run_on_model_loop(self.acomplete(inp, state))
 
-    def _conversation(self, inp: AgentInput, state: dict[str, Any] | None) -> _Conversation:
+    async def acomplete(self, inp: AgentInput, state: dict[str, Any]) -> Reply:
+        """:meth:`complete` as a coroutine of the model loop (many completions in flight)."""
+        return await self._conversation(inp, state).step(1)
+
+    def _conversation(self, inp: AgentInput, state: dict[str, JSON] | None) -> _Conversation:
         key = self._api_key()
         where = self.where
         endpoint = shared_endpoint(
@@ -298,12 +303,12 @@ class ModelAgent(ABC):
         return url, fixed
 
     @abstractmethod
-    def start(self, inp: AgentInput) -> dict[str, Any]:
+    def start(self, inp: AgentInput) -> dict[str, JSON]:
         """The request state of a new conversation (see :func:`conversation_state`)."""
 
     @staticmethod
     @abstractmethod
-    def render_tool(spec: dict[str, Any]) -> dict[str, Any]:
+    def render_tool(spec: dict[str, JSON]) -> dict[str, JSON]:
         """One environment tool spec in the API's format."""
 
     @abstractmethod
@@ -314,15 +319,15 @@ class ModelAgent(ABC):
         """
 
     @abstractmethod
-    def reply_message(self, reply: Reply) -> dict[str, Any]:
+    def reply_message(self, reply: Reply) -> dict[str, JSON]:
         """The model's turn as the API expects it back in the next request."""
 
-    def add_reply(self, state: dict[str, Any], reply: Reply) -> None:
+    def add_reply(self, state: dict[str, JSON], reply: Reply) -> None:
         """Append the model's turn to the conversation."""
         state["messages"].append(self.reply_message(reply))
 
     @abstractmethod
-    def add_results(self, state: dict[str, Any], results: list[tuple[ToolUse, str, bool]]) -> None:
+    def add_results(self, state: dict[str, JSON], results: list[tuple[ToolUse, str, bool]]) -> None:
         """Append the tool results (call, JSON content, is error) as the next turn."""
 
     # -- shared helpers ----------------------------------------------------------------------
@@ -382,7 +387,7 @@ class _Conversation:
         endpoint: Endpoint,
         inp: AgentInput,
         key: str,
-        state: dict[str, Any] | None = None,
+        state: dict[str, JSON] | None = None,
     ) -> None:
         self.agent, self.endpoint, self.inp, self.key = agent, endpoint, inp, key
         self.rng = random.Random(inp.seed if agent.seed is None else agent.seed)
@@ -390,7 +395,7 @@ class _Conversation:
         self.base: int | None = None
         self.covered = 0
 
-    async def run(self) -> dict[str, Any]:
+    async def run(self) -> dict[str, JSON]:
         agent = self.agent
         for turn in range(1, agent.max_turns + 1):
             _stop_if_ended(self.inp)
@@ -424,8 +429,8 @@ class _Conversation:
         reply, attempts = await self.complete()
         message = self.agent.reply_message(reply)
         self.base, self.covered = turn, len(self.state["messages"]) + 1
-        completion: dict[str, Any] = {"message": message, "finishReason": reply.finish_reason}
-        step: dict[str, Any] = {
+        completion: dict[str, JSON] = {"message": message, "finishReason": reply.finish_reason}
+        step: dict[str, JSON] = {
             "turn": turn,
             "api": self.agent.api,
             "request": {
@@ -453,7 +458,7 @@ class _Conversation:
         self.inp.emit("model_step", step)
         return reply
 
-    def prompt(self) -> dict[str, Any]:
+    def prompt(self) -> dict[str, JSON]:
         """What this request adds to the previous step's prompt and completion (see the class)."""
         messages = self.state["messages"]
         chained = (
@@ -464,7 +469,7 @@ class _Conversation:
         if chained:
             return {"base": self.base, "messages": messages[self.covered :]}
         skip = self.state.get("systemMessages", 0)
-        prompt: dict[str, Any] = {"base": None, "messages": messages[skip:]}
+        prompt: dict[str, JSON] = {"base": None, "messages": messages[skip:]}
         prompt["system"] = self.state.get("system")
         if self.state["tools"]:
             prompt["tools"] = self.endpoint.parsed(self.tools_json())
@@ -574,7 +579,7 @@ def check_url(url: str) -> None:
         )
 
 
-def user_tool_name(tools: list[dict[str, Any]]) -> str:
+def user_tool_name(tools: list[dict[str, JSON]]) -> str:
     """:data:`USER_TOOL`, with ``_`` appended while an environment tool already has the name."""
     taken = {spec.get("name") for spec in tools}
     name = USER_TOOL
@@ -658,7 +663,7 @@ def without_credentials(url: str) -> str:
 
 
 def tools_json(
-    endpoint: Endpoint, tools: list[dict[str, Any]], render: Callable[[dict[str, Any]], Any]
+    endpoint: Endpoint, tools: list[dict[str, JSON]], render: Callable[[dict[str, JSON]], Any]
 ) -> bytes:
     """The JSON array of ``render(spec)`` for every tool spec, made once per endpoint.
 
@@ -677,9 +682,9 @@ def tools_json(
 
 def _tool_array(
     endpoint: Endpoint,
-    tools: list[dict[str, Any]],
+    tools: list[dict[str, JSON]],
     keys: tuple[tuple[Any, Any, int], ...],
-    render: Callable[[dict[str, Any]], Any],
+    render: Callable[[dict[str, JSON]], Any],
 ) -> bytes:
     parts = [
         endpoint.fragment((render, key), spec.get("inputSchema"), partial(_rendered, render, spec))
@@ -689,12 +694,12 @@ def _tool_array(
 
 
 def conversation_state(
-    messages: list[dict[str, Any]],
-    fields: Mapping[str, Any],
-    tools: list[dict[str, Any]],
+    messages: list[dict[str, JSON]],
+    fields: Mapping[str, JSON],
+    tools: list[dict[str, JSON]],
     system: str,
     system_messages: int = 0,
-) -> dict[str, Any]:
+) -> dict[str, JSON]:
     """The request state of a new conversation.
 
     ``messages`` (callers may append to it), the fixed ``fields`` serialised once, the tool
@@ -710,7 +715,7 @@ def conversation_state(
     }
 
 
-def _rendered(render: Callable[[dict[str, Any]], Any], spec: dict[str, Any]) -> bytes:
+def _rendered(render: Callable[[dict[str, JSON]], Any], spec: dict[str, JSON]) -> bytes:
     return _json_bytes(render(spec))
 
 
@@ -742,7 +747,7 @@ def token_count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def read_json(content: bytes, where: str, expected: str) -> dict[str, Any]:
+def read_json(content: bytes, where: str, expected: str) -> dict[str, JSON]:
     """The JSON object an endpoint answered (an HTTP body), or a :class:`ModelError`."""
     try:
         data = orjson.loads(content)

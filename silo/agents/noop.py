@@ -5,11 +5,10 @@ Contract: returns ``{"output": ""}`` at once. A task that the no-op agent passes
 
 from __future__ import annotations
 
-from typing import Any
-
 from silo.agents.contract import AgentInput
+from silo.json_types import JSON
 
 
-def agent(inp: AgentInput) -> dict[str, Any]:
+def agent(inp: AgentInput) -> dict[str, JSON]:
     """Do nothing: the floor every task's verifier must fail."""
     return {"output": ""}

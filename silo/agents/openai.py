@@ -33,6 +33,7 @@ from silo.agents.model import (
     read_json,
     token_count,
 )
+from silo.json_types import JSON
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "OpenAIAgent"]
 
@@ -64,14 +65,14 @@ class OpenAIAgent(ModelAgent):
         client = sdk.OpenAI(api_key=key, base_url=self.where, max_retries=0)
         return self.configured_target(client, "/chat/completions")
 
-    def start(self, inp: AgentInput) -> dict[str, Any]:
+    def start(self, inp: AgentInput) -> dict[str, JSON]:
         """The system and user messages, and the request fields every turn repeats."""
         system = self.system_prompt or DEFAULT_SYSTEM_PROMPT
-        messages: list[dict[str, Any]] = [
+        messages: list[dict[str, JSON]] = [
             {"role": "system", "content": system},
             {"role": "user", "content": inp.task},
         ]
-        fields: dict[str, Any] = {"model": self.model}
+        fields: dict[str, JSON] = {"model": self.model}
         if inp.tools:
             if self.tool_choice is not None:
                 fields["tool_choice"] = self.tool_choice
@@ -94,7 +95,7 @@ class OpenAIAgent(ModelAgent):
         """A chat completion's JSON answer as a Reply (token data kept when sent)."""
         return self._reply(read_json(answer, self.where, "a chat completion"))
 
-    def _reply(self, completion: dict[str, Any]) -> Reply:
+    def _reply(self, completion: dict[str, JSON]) -> Reply:
         choices = completion.get("choices")
         choice = choices[0] if isinstance(choices, list) and choices else None
         message = choice.get("message") if isinstance(choice, dict) else None
@@ -132,9 +133,9 @@ class OpenAIAgent(ModelAgent):
             tokens=_tokens(completion, choice),
         )
 
-    def reply_message(self, reply: Reply) -> dict[str, Any]:
+    def reply_message(self, reply: Reply) -> dict[str, JSON]:
         """The assistant turn with its tool calls, as the API expects it back."""
-        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        message: dict[str, JSON] = {"role": "assistant", "content": reply.text}
         if reply.tool_uses:
             message["tool_calls"] = [
                 {
@@ -147,7 +148,7 @@ class OpenAIAgent(ModelAgent):
         return message
 
     @staticmethod
-    def render_tool(spec: dict[str, Any]) -> dict[str, Any]:
+    def render_tool(spec: dict[str, JSON]) -> dict[str, JSON]:
         """One environment tool as a chat-completions function tool."""
         return {
             "type": "function",
@@ -158,15 +159,15 @@ class OpenAIAgent(ModelAgent):
             },
         }
 
-    def add_results(self, state: dict[str, Any], results: list[tuple[ToolUse, str, bool]]) -> None:
+    def add_results(self, state: dict[str, JSON], results: list[tuple[ToolUse, str, bool]]) -> None:
         """One ``tool`` message per call, in the order the model made them."""
         for use, content, _is_error in results:
             state["messages"].append({"role": "tool", "tool_call_id": use.id, "content": content})
 
 
-def _tokens(completion: dict[str, Any], choice: dict[str, Any]) -> dict[str, list[Any]]:
+def _tokens(completion: dict[str, JSON], choice: dict[str, JSON]) -> dict[str, list[JSON]]:
     """The token data a vLLM-style answer carries: prompt and completion ids, logprobs."""
-    found: dict[str, list[Any]] = {}
+    found: dict[str, list[JSON]] = {}
     prompt_ids = completion.get("prompt_token_ids", choice.get("prompt_token_ids"))
     if isinstance(prompt_ids, list) and _ints(prompt_ids):
         found["promptTokenIds"] = prompt_ids
@@ -182,7 +183,7 @@ def _tokens(completion: dict[str, Any], choice: dict[str, Any]) -> dict[str, lis
     return found
 
 
-def _ints(values: list[Any]) -> bool:
+def _ints(values: list[JSON]) -> bool:
     return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 

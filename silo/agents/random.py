@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from collections import Counter
 from random import Random
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from silo.agents.contract import AgentInput, RunLimitError
 from silo.agents.sampler import SchemaSampler, Unsatisfiable, id_patterns, ids_in
+from silo.json_types import JSON
 
 __all__ = ["RandomAgent"]
 
@@ -41,7 +42,7 @@ class RandomAgent:
         self.seed = seed
         self.calls = calls
 
-    def __call__(self, inp: AgentInput) -> dict[str, Any]:
+    def __call__(self, inp: AgentInput) -> dict[str, JSON]:
         """Run the fuzzing loop against ``inp``'s tools; the output summarises what happened."""
         seed = inp.seed if self.seed is None else self.seed
         rng = Random(seed)

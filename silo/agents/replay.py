@@ -31,37 +31,38 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from silo.agents.contract import AgentError, AgentInput, RunLimitError
+from silo.json_types import JSON
 from silo.jsonio import canonical
 
-__all__ = ["RecordedRun", "ReplayAgent", "read_trace"]
+__all__ = ["RecordedRun", "ReplayAgent", "read_recorded_run", "read_trace"]
 
 
 @dataclass(frozen=True)
 class RecordedRun:
     """What a replay needs from a trace: the calls in order, their results and the ending."""
 
-    calls: list[dict[str, Any]]  # tool_call events, by seq
-    results: dict[Any, dict[str, Any]]  # tool_result events, by callId
+    calls: list[dict[str, JSON]]  # tool_call events, by seq
+    results: dict[Any, dict[str, JSON]]  # tool_result events, by callId
     output: Any  # the agent_output event's output
     termination_reason: str  # from run_end; "completed" when the trace has none
     error: str | None
     # The agent's messages to the user (user_message, role agent) and the user's replies by
     # messageId: empty for a run without a conversation.
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    replies: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    messages: list[dict[str, JSON]] = field(default_factory=list)
+    replies: dict[Any, dict[str, JSON]] = field(default_factory=dict)
 
-    def steps(self) -> list[dict[str, Any]]:
+    def steps(self) -> list[dict[str, JSON]]:
         """The tool calls and the messages to the user, in the order they were made."""
         return sorted([*self.calls, *self.messages], key=lambda e: e.get("seq") or 0)
 
 
-def read_trace(path: Path) -> RecordedRun:
+def read_recorded_run(path: Path) -> RecordedRun:
     """Parse ``trace.jsonl``; every problem is a one-line :class:`AgentError`."""
     if not path.is_file():
         raise AgentError(
             f"trace file {path} does not exist; set agent.trace=<path to a run's trace.jsonl>"
         )
-    events: list[dict[str, Any]] = []
+    events: list[dict[str, JSON]] = []
     with path.open(encoding="utf-8") as handle:
         for lineno, line in enumerate(handle, start=1):
             if not line.strip():
@@ -77,7 +78,7 @@ def read_trace(path: Path) -> RecordedRun:
                 raise AgentError(f"{path}:{lineno}: expected one JSON object (an event) per line")
             events.append(event)
     events.sort(key=lambda e: e["seq"] if isinstance(e.get("seq"), int) else 0)
-    by_type: dict[str, list[dict[str, Any]]] = {}
+    by_type: dict[str, list[dict[str, JSON]]] = {}
     for event in events:
         by_type.setdefault(str(event.get("type")), []).append(event)
     if "agent_output" not in by_type:
@@ -105,6 +106,10 @@ def read_trace(path: Path) -> RecordedRun:
     )
 
 
+read_trace = read_recorded_run
+"""The earlier name (silo.artifacts.run_reader.read_trace is the tolerant reader of any trace)."""
+
+
 class ReplayAgent:
     """Replays a trace's tool calls; see the module docstring for the contract."""
 
@@ -116,9 +121,9 @@ class ReplayAgent:
             raise AgentError("set agent.trace=<path to trace.jsonl>")
         self.trace = trace
 
-    def __call__(self, inp: AgentInput) -> dict[str, Any]:
+    def __call__(self, inp: AgentInput) -> dict[str, JSON]:
         """Make the recorded calls against ``inp``'s world and end as the recording ended."""
-        recorded = read_trace(Path(self.trace).expanduser())
+        recorded = read_recorded_run(Path(self.trace).expanduser())
         if recorded.messages and inp.user is None:
             raise AgentError(
                 f"{self.trace} is a conversation with a simulated user, but this rollout has no "
@@ -151,7 +156,7 @@ class ReplayAgent:
         return {"output": recorded.output}
 
 
-def _resend(inp: AgentInput, message: dict[str, Any], expected: dict[str, Any] | None) -> None:
+def _resend(inp: AgentInput, message: dict[str, JSON], expected: dict[str, JSON] | None) -> None:
     """Send a recorded message to the user again; a different reply is a divergence."""
     assert inp.user is not None
     reply = inp.user.send(message["text"])
@@ -167,7 +172,7 @@ def _resend(inp: AgentInput, message: dict[str, Any], expected: dict[str, Any] |
 
 
 def _report_divergence(
-    inp: AgentInput, call: dict[str, Any], before: dict[str, Any], result: Any
+    inp: AgentInput, call: dict[str, JSON], before: dict[str, JSON], result: Any
 ) -> None:
     """Emit ``replay_divergence`` when a replayed call's result differs from the recording."""
     after = {"output": result.get("output"), "isError": bool(result.get("isError"))}

@@ -7,24 +7,35 @@ environment's own ``solver.py`` —, ``noop``, ``human``, ``random``, ``replay``
 (``pkg.module:attr``), or a config mapping with ``name``, ``path`` or ``_target_`` (the other
 keys are keyword arguments for the factory). A class or a target given keyword arguments is a
 factory: it is called and its result is the agent. A file's agent is its ``agent`` attribute.
-Every mistake is a one-line :class:`SiloError`.
+A mapping's ``isolation`` key (``thread``, the default, or ``process``) is not passed on: it
+says where the agent runs (see :mod:`silo.rollout.isolation`), and with ``process`` the result
+carries the :class:`AgentRecipe` a child process resolves the same agent from. Every mistake is
+a one-line :class:`SiloError`.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
-from silo.agents.contract import AgentError
+from silo.agents.contract import Agent, AgentError
 from silo.errors import AgentLoadError
+from silo.json_types import JSON
 from silo.loading.environment import Environment
 from silo.loading.modules import load_file, package_for_dir
 
-__all__ = ["ResolvedAgent", "resolve_agent", "BUILTIN_AGENTS"]
+__all__ = [
+    "ISOLATIONS",
+    "AgentChoice",
+    "AgentRecipe",
+    "ResolvedAgent",
+    "resolve_agent",
+    "BUILTIN_AGENTS",
+]
 
 BUILTIN_AGENTS: dict[str, str] = {
     "noop": "silo.agents.noop:agent",
@@ -36,17 +47,35 @@ BUILTIN_AGENTS: dict[str, str] = {
 }
 
 
+ISOLATIONS = ("thread", "process")
+"""Where an agent may run: on a thread of the rollout's process, or in a child process."""
+
+
+@dataclass(frozen=True)
+class AgentRecipe:
+    """How another process resolves the same agent: the spec without ``isolation``, and where."""
+
+    spec: Any
+    project_dir: str
+    env_root: str | None  # the environment's folder (``solver`` is found there)
+
+
 @dataclass(frozen=True)
 class ResolvedAgent:
-    """An agent ready to run: the callable, where it came from, and whether it is deterministic."""
+    """An agent ready to run: the callable, where it came from, and whether it is deterministic.
 
-    fn: Callable[..., Any]
+    ``isolation`` is where it runs; ``recipe`` is set when that is ``process``.
+    """
+
+    fn: Agent
     path: str  # the agent's file or Python target, recorded in run.json
     label: str
     deterministic: bool
+    isolation: str = "thread"
+    recipe: AgentRecipe | None = None
 
 
-def _finish(obj: Any, kwargs: dict[str, Any], path: str, label: str) -> ResolvedAgent:
+def _finish(obj: Any, kwargs: dict[str, JSON], path: str, label: str) -> ResolvedAgent:
     if inspect.isclass(obj) or kwargs:
         try:
             obj = obj(**kwargs)
@@ -96,8 +125,30 @@ def _from_file(spec: str, project_dir: Path, env: Environment | None) -> tuple[A
     return getattr(module, attr), str(path)
 
 
+AgentChoice: TypeAlias = Agent | str | Mapping[str, JSON]
+"""What names an agent: the callable itself, a name, a file, a Python target or a config."""
+
+
+def _isolated(spec: Mapping[str, Any], env: Environment | None, project: Path) -> ResolvedAgent:
+    """``spec`` resolved without its ``isolation`` key, which says where the agent runs."""
+    isolation = spec["isolation"]
+    if isolation not in ISOLATIONS:
+        raise AgentLoadError(
+            "agent_invalid",
+            f"agent isolation must be one of {', '.join(ISOLATIONS)}, not {isolation!r}",
+        )
+    rest = {k: v for k, v in spec.items() if k != "isolation"}
+    # A bare {"agent": callable} names a callable: the only way a mapping can hold one.
+    inner = rest["agent"] if set(rest) == {"agent"} else rest
+    resolved = resolve_agent(inner, env, project)
+    if isolation == "thread":
+        return resolved
+    recipe = AgentRecipe(inner, str(project), str(env.root) if env is not None else None)
+    return replace(resolved, isolation="process", recipe=recipe)
+
+
 def resolve_agent(
-    spec: Any, env: Environment | None = None, project_dir: Path | None = None
+    spec: AgentChoice, env: Environment | None = None, project_dir: Path | None = None
 ) -> ResolvedAgent:
     """The agent ``spec`` names (see the module docstring for every form it takes).
 
@@ -110,6 +161,8 @@ def resolve_agent(
         SiloError: one line naming what is wrong with ``spec`` and how to fix it.
     """
     project = project_dir or Path.cwd()
+    if isinstance(spec, Mapping) and "isolation" in spec:
+        return _isolated(spec, env, project)
     if callable(spec) and not isinstance(spec, str):
         label = getattr(spec, "__name__", type(spec).__name__)
         module = getattr(spec, "__module__", None) or type(spec).__module__

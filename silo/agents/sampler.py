@@ -24,12 +24,12 @@ import string
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from random import Random
-from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from silo.agents.pattern import PRINTABLE, Pattern, PatternError, parse_pattern
 from silo.errors import SiloException
+from silo.json_types import JSON
 
 __all__ = ["SchemaSampler", "Unsatisfiable", "id_patterns", "ids_in"]
 
@@ -54,10 +54,10 @@ class SchemaSampler:
     def __init__(self, rng: Random, ids: dict[str, None] | None = None) -> None:
         self.rng = rng
         self.ids = ids if ids is not None else {}
-        self._root: Any = {}
-        self._validators: dict[int, tuple[Any, Draft202012Validator]] = {}
+        self._root: JSON = {}
+        self._validators: dict[int, tuple[JSON, Draft202012Validator]] = {}
 
-    def sample_valid(self, schema: Any) -> Any:
+    def sample_valid(self, schema: JSON) -> JSON:
         """A value valid against ``schema`` (checked with jsonschema), or :class:`Unsatisfiable`."""
         cached = self._validators.get(id(schema))
         if cached is None or cached[0] is not schema:  # ids of dead schemas get reused
@@ -75,7 +75,7 @@ class SchemaSampler:
                 return value
         raise Unsatisfiable("no valid value found")
 
-    def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
+    def value(self, schema: JSON, name: str = "", depth: int = 0) -> JSON:
         """One draw for ``schema`` (not checked against it), for a property called ``name``.
 
         ``name`` steers the draw (``...Id`` strings favour known ids); ``depth`` bounds
@@ -107,7 +107,7 @@ class SchemaSampler:
             raise Unsatisfiable(f"unsupported type {kind!r}")
         return getattr(self, f"_{kind}")(schema, name, depth)
 
-    def _flatten(self, schema: dict[str, Any]) -> dict[str, Any]:
+    def _flatten(self, schema: dict[str, JSON]) -> dict[str, JSON]:
         """Resolve a local ``$ref`` and merge ``allOf`` parts into one schema."""
         for _ in range(32):
             if "$ref" in schema:
@@ -122,7 +122,7 @@ class SchemaSampler:
                 return schema
         raise Unsatisfiable("$ref cycle")
 
-    def _integer(self, schema: dict[str, Any], name: str, depth: int) -> int:
+    def _integer(self, schema: dict[str, JSON], name: str, depth: int) -> int:
         lo, hi = _bounds(schema, nudge=1)
         step = schema.get("multipleOf", 1)
         step = step if isinstance(step, int) and step > 0 else 1
@@ -131,12 +131,12 @@ class SchemaSampler:
             raise Unsatisfiable("empty integer range")
         return step * self.rng.choice((first, last, self.rng.randint(first, last)))
 
-    def _number(self, schema: dict[str, Any], name: str, depth: int) -> float | int:
+    def _number(self, schema: dict[str, JSON], name: str, depth: int) -> float | int:
         if self.rng.random() < 0.3 or "multipleOf" in schema:
             return self._integer(schema, name, depth)
         return round(self.rng.uniform(*_bounds(schema, nudge=0.01)), 2)
 
-    def _string(self, schema: dict[str, Any], name: str, depth: int) -> str:
+    def _string(self, schema: dict[str, JSON], name: str, depth: int) -> str:
         if name.endswith("Id") and self.ids and self.rng.random() < 0.7:
             known = [i for i in self.ids if _string_ok(i, schema)]
             if known:
@@ -156,7 +156,7 @@ class SchemaSampler:
                 return candidate
         raise Unsatisfiable("no string meets the constraints")
 
-    def _formatted(self, fmt: Any) -> str | None:
+    def _formatted(self, fmt: JSON) -> str | None:
         rng = self.rng
         day = (dt.date(2024, 1, 1) + dt.timedelta(days=rng.randint(0, 1500))).isoformat()
         makers = {
@@ -168,7 +168,7 @@ class SchemaSampler:
         }
         return makers[fmt]() if fmt in makers else None
 
-    def _word(self, schema: dict[str, Any]) -> str:
+    def _word(self, schema: dict[str, JSON]) -> str:
         lo = schema.get("minLength", 0)
         hi = schema.get("maxLength", max(lo, 16))
         text = " ".join(self.rng.choice(_WORDS) for _ in range(self.rng.randint(1, 3)))
@@ -179,14 +179,14 @@ class SchemaSampler:
             text += self.rng.choice(string.ascii_lowercase)
         return text
 
-    def _array(self, schema: dict[str, Any], name: str, depth: int) -> list[Any]:
+    def _array(self, schema: dict[str, JSON], name: str, depth: int) -> list[JSON]:
         prefix = list(schema.get("prefixItems", []))
         lo = max(schema.get("minItems", 0), 0)
         hi = schema.get("maxItems", lo + 3)
         if lo > hi:
             raise Unsatisfiable("minItems > maxItems")
         item_name = name[:-1] if name.endswith("Ids") else ""
-        items: list[Any] = []
+        items: list[JSON] = []
         for index in range(lo if depth >= _MAX_DEPTH else self.rng.randint(lo, hi)):
             sub = prefix[index] if index < len(prefix) else schema.get("items", {})
             item = self.value(sub, item_name, depth + 1)
@@ -197,9 +197,9 @@ class SchemaSampler:
             items.append(item)
         return items
 
-    def _object(self, schema: dict[str, Any], name: str, depth: int) -> dict[str, Any]:
+    def _object(self, schema: dict[str, JSON], name: str, depth: int) -> dict[str, JSON]:
         required = list(schema.get("required", []))
-        out: dict[str, Any] = {}
+        out: dict[str, JSON] = {}
         for key, sub in schema.get("properties", {}).items():
             if key in required or (depth < _MAX_DEPTH and self.rng.random() < 0.5):
                 out[key] = self.value(sub, key, depth + 1)
@@ -216,7 +216,7 @@ def _parse(pattern: str) -> Pattern:
         raise Unsatisfiable(f"pattern {pattern!r}: {exc}") from None
 
 
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+def _merge(base: dict[str, JSON], extra: dict[str, JSON]) -> dict[str, JSON]:
     merged = {**base, **extra}
     for key in ("properties", "$defs"):
         if key in base and key in extra:
@@ -226,7 +226,7 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _resolve(root: Any, ref: str) -> dict[str, Any]:
+def _resolve(root: JSON, ref: str) -> dict[str, JSON]:
     node = root if ref.startswith("#") else None
     for part in filter(None, ref[1:].split("/")):
         part = part.replace("~1", "/").replace("~0", "~")
@@ -236,7 +236,7 @@ def _resolve(root: Any, ref: str) -> dict[str, Any]:
     return node
 
 
-def _pick_type(schema: dict[str, Any], rng: Random) -> str:
+def _pick_type(schema: dict[str, JSON], rng: Random) -> str:
     declared = schema.get("type")
     if isinstance(declared, str):
         return declared
@@ -251,7 +251,7 @@ def _pick_type(schema: dict[str, Any], rng: Random) -> str:
     return rng.choice(("string", "integer", "boolean"))
 
 
-def _bounds(schema: dict[str, Any], nudge: float) -> tuple[float, float]:
+def _bounds(schema: dict[str, JSON], nudge: float) -> tuple[float, float]:
     lo, hi = schema.get("minimum"), schema.get("maximum")
     ex_lo, ex_hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
     if isinstance(ex_lo, (int, float)) and not isinstance(ex_lo, bool):
@@ -263,14 +263,14 @@ def _bounds(schema: dict[str, Any], nudge: float) -> tuple[float, float]:
     return lo, lo + 100 if hi is None else hi
 
 
-def _string_ok(text: str, schema: dict[str, Any]) -> bool:
+def _string_ok(text: str, schema: dict[str, JSON]) -> bool:
     if not schema.get("minLength", 0) <= len(text) <= schema.get("maxLength", len(text)):
         return False
     pattern = schema.get("pattern")
     return pattern is None or re.search(pattern, text) is not None
 
 
-def id_patterns(schemas: Iterable[Any]) -> list[re.Pattern[str]]:
+def id_patterns(schemas: Iterable[JSON]) -> list[re.Pattern[str]]:
     """The ``pattern`` of every id-named string in ``schemas``, compiled, in order of appearance.
 
     An id-named string is a property whose name ends in ``Id`` or the items of one whose name
@@ -288,7 +288,7 @@ def id_patterns(schemas: Iterable[Any]) -> list[re.Pattern[str]]:
     return compiled
 
 
-def _collect_id_patterns(schema: Any, name: str, found: dict[str, None], depth: int) -> None:
+def _collect_id_patterns(schema: JSON, name: str, found: dict[str, None], depth: int) -> None:
     if not isinstance(schema, Mapping) or depth > _MAX_DEPTH * 2:
         return
     pattern = schema.get("pattern")
@@ -310,13 +310,13 @@ def _collect_id_patterns(schema: Any, name: str, found: dict[str, None], depth: 
             _collect_id_patterns(sub, "", found, depth + 1)
 
 
-def ids_in(value: Any, patterns: list[re.Pattern[str]]) -> Iterator[str]:
+def ids_in(value: JSON, patterns: list[re.Pattern[str]]) -> Iterator[str]:
     """The ids in a tool's output, in the order the output holds them.
 
     An id is a string stored under an ``id``, ``...Id`` or ``...Ids`` key, or one matching one
     of ``patterns`` (from :func:`id_patterns`) wherever it is.
     """
-    stack: list[tuple[str, Any]] = [("", value)]
+    stack: list[tuple[str, JSON]] = [("", value)]
     while stack:
         key, item = stack.pop()
         if isinstance(item, str):

@@ -16,8 +16,9 @@ without checking it: a reader that needs a key checks it itself.
 # know which keys are optional.
 import errno
 from pathlib import Path
-from typing import Any, Literal, NotRequired, TypedDict, TypeVar, cast
+from typing import Literal, NotRequired, TypedDict, TypeVar, cast
 
+from silo.json_types import JSON
 from silo.safe_files import UnreadableFile, read_json_file
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "CheckDocument",
     "CollectionChanges",
     "InfraErrorRecord",
+    "JudgedSummary",
     "NotGradedRecord",
     "ModelStepEvent",
     "ResultDocument",
@@ -46,7 +48,7 @@ __all__ = [
     "read_document",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: run_start names its stored tool specs (toolsSha256), no copy
 """The version of ``run.json`` and of the trace's events (``schemaVersion`` in both)."""
 
 
@@ -72,13 +74,13 @@ class ResultDocument(TypedDict):
     toolCalls: int
     toolErrors: int
     terminationReason: str
-    agentOutput: Any
+    agentOutput: JSON
     error: str | None
     checks: list[CheckDocument]
 
 
 ScalarChange = TypedDict(
-    "ScalarChange", {"field": str, "from": Any, "to": Any, "change": str}
+    "ScalarChange", {"field": str, "from": JSON, "to": JSON, "change": str}
 )  # functional form: "from" is a Python keyword
 """A top-level value of the state that changed, appeared (``added``) or went (``removed``)."""
 
@@ -115,7 +117,7 @@ class RunDocument(TypedDict):
     groupId: str | None
     environment: str
     taskId: str
-    task: dict[str, Any]
+    task: dict[str, JSON]
     verifierId: str
     verifierName: str
     agent: str
@@ -125,13 +127,16 @@ class RunDocument(TypedDict):
     durationMs: float
     terminationReason: str
     toolCallCount: int
-    usage: NotRequired[dict[str, Any]]
+    usage: NotRequired[dict[str, JSON]]
     estimatedCost: NotRequired[float]  # usage at the pricing= table's prices, in dollars
     pointId: NotRequired[str]
     repeat: NotRequired[int]
     environmentError: NotRequired[str]  # a verifier raised: the environment's fault
     modelUnreachable: NotRequired[bool]  # model_error: the endpoint refused the connection
     agentOutputTruncated: NotRequired[dict[str, int]]  # {chars, keptChars}
+    agentIsolation: NotRequired[str]  # "process": the agent ran in a child process
+    # a task's opt-in combinedReward, added by its judging: {formula, checks, judged, reward}
+    combinedReward: NotRequired[dict[str, JSON]]
 
 
 class _Event(TypedDict):
@@ -147,10 +152,13 @@ class RunStartEvent(_Event):
     runId: str | None
     groupId: str | None
     environment: str
-    task: dict[str, Any]
+    task: dict[str, JSON]
     agent: str
     config: RunConfig
-    tools: list[dict[str, Any]]
+    # On disk: the name of the stored specs (silo.artifacts.tool_store). In memory, and in
+    # schema version 1: the specs themselves.
+    toolsSha256: NotRequired[str]
+    tools: NotRequired[list[dict[str, JSON]]]
 
 
 class ToolCallEvent(_Event):
@@ -159,7 +167,7 @@ class ToolCallEvent(_Event):
     type: Literal["tool_call"]
     callId: int
     tool: str
-    input: Any
+    input: JSON
 
 
 class ToolResultEvent(_Event):
@@ -168,7 +176,7 @@ class ToolResultEvent(_Event):
     type: Literal["tool_result"]
     callId: int
     tool: str
-    output: Any
+    output: JSON
     isError: bool
     durationMs: float
 
@@ -178,9 +186,9 @@ class ModelStepEvent(_Event):
 
     type: Literal["model_step"]
     turn: int
-    request: Any
-    response: Any
-    usage: dict[str, Any] | None
+    request: JSON
+    response: JSON
+    usage: dict[str, JSON] | None
     latencyMs: float
 
 
@@ -188,7 +196,7 @@ class AgentOutputEvent(_Event):
     """The raw value the agent returned (``None`` if it raised or was abandoned)."""
 
     type: Literal["agent_output"]
-    output: Any
+    output: JSON
 
 
 class RunEndEvent(_Event):
@@ -225,6 +233,18 @@ TraceEvent = (
 """One line of ``trace.jsonl``; ``type`` tells which."""
 
 
+class JudgedSummary(TypedDict):
+    """A row's judged items (its runs' ``judgement.json``), counted apart from the checks."""
+
+    runs: int
+    passed: int
+    failed: int
+    abstained: int
+    judgeErrors: int  # runs a judge failed on (its endpoint), not the agent's failure
+    passRate: float | None  # passed / (passed + failed); None when no item was graded
+    meanCombinedReward: NotRequired[float]  # tasks that declare a combinedReward only
+
+
 class SummaryRow(TypedDict):
     """One task x agent of a group: its rollouts by outcome; rates and pass^k over the graded.
 
@@ -247,10 +267,11 @@ class SummaryRow(TypedDict):
     terminationReasons: dict[str, int]
     resumed: int
     passHatK: dict[str, float]
-    agentIdentity: NotRequired[dict[str, Any]]
-    userIdentity: NotRequired[dict[str, Any]]
+    agentIdentity: NotRequired[dict[str, JSON]]
+    userIdentity: NotRequired[dict[str, JSON]]
     usage: NotRequired[dict[str, int | float]]
     estimatedCost: NotRequired[float]  # the runs' estimatedCost summed (priced runs only)
+    judged: NotRequired[JudgedSummary]  # runs judged with judge=: their rubric items, apart
 
 
 class AgentSummaryRow(TypedDict):
@@ -276,6 +297,7 @@ class TemplateSummaryRow(TypedDict):
     passRate: float
     meanReward: float
     passHatK: dict[str, float]
+    judged: NotRequired[JudgedSummary]  # the instances' judged items, pooled
 
 
 class InfraErrorRecord(TypedDict):

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from silo.authoring.files import Edit, check_file_id, load_json, relative
 from silo.authoring.guard import keep_if_it_starts
 from silo.errors import AuthoringError
+from silo.json_types import JSON
 
 __all__ = ["add_data", "data_path", "list_data", "remove_data", "show_data", "update_data"]
 
@@ -39,30 +39,30 @@ def data_path(root: Path, name: str, *, exists: bool) -> Path:
     return path
 
 
-def _size(value: Any) -> int | None:
+def _size(value: JSON) -> int | None:
     return len(value) if isinstance(value, (list, dict)) else None
 
 
-def list_data(root: Path) -> list[dict[str, Any]]:
+def list_data(root: Path) -> list[dict[str, JSON]]:
     """Every data file: its name and how many records it holds (``null`` for a scalar)."""
     folder = root / "data"
     paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
     return [{"file": p.stem, "records": _size(load_json(root, p))} for p in paths]
 
 
-def show_data(root: Path, name: str) -> Any:
+def show_data(root: Path, name: str) -> JSON:
     """The file's JSON value."""
     return load_json(root, data_path(root, name, exists=True))
 
 
-def add_data(root: Path, name: str, value: Any) -> dict[str, Any]:
+def add_data(root: Path, name: str, value: JSON) -> dict[str, JSON]:
     """Create ``data/<name>.json`` holding ``value``; refuses to replace an existing file."""
     path = data_path(root, name, exists=False)
     edit = keep_if_it_starts(root, f"adding {relative(root, path)}", _writing(path, value))
     return {"action": "added", "file": name.removesuffix(".json"), "files": edit.written()}
 
 
-def _writing(path: Path, value: Any) -> Callable[[Edit], Edit]:
+def _writing(path: Path, value: JSON) -> Callable[[Edit], Edit]:
     def write(edit: Edit) -> Edit:
         edit.write_json(path, value)
         return edit
@@ -70,7 +70,7 @@ def _writing(path: Path, value: Any) -> Callable[[Edit], Edit]:
     return write
 
 
-def _set_record(root: Path, path: Path, current: Any, record_id: str, value: Any) -> Any:
+def _set_record(root: Path, path: Path, current: JSON, record_id: str, value: JSON) -> JSON:
     if not isinstance(value, dict):
         raise AuthoringError("authoring_invalid", "value= must be a JSON object when id= is given")
     if isinstance(current, dict):
@@ -86,7 +86,9 @@ def _set_record(root: Path, path: Path, current: Any, record_id: str, value: Any
     )
 
 
-def update_data(root: Path, name: str, value: Any, record_id: str | None = None) -> dict[str, Any]:
+def update_data(
+    root: Path, name: str, value: JSON, record_id: str | None = None
+) -> dict[str, JSON]:
     """Replace the file's value, or with ``record_id`` set (add or replace) that one record."""
     path = data_path(root, name, exists=True)
     if record_id is not None:
@@ -95,7 +97,7 @@ def update_data(root: Path, name: str, value: Any, record_id: str | None = None)
     return {"action": "updated", "file": path.stem, "record": record_id, "files": edit.written()}
 
 
-def remove_data(root: Path, name: str) -> dict[str, Any]:
+def remove_data(root: Path, name: str) -> dict[str, JSON]:
     """Delete ``data/<name>.json``; refused when the environment would stop starting."""
     path = data_path(root, name, exists=True)
     keep_if_it_starts(root, f"removing {relative(root, path)}", lambda edit: edit.remove(path))

@@ -10,10 +10,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from silo.artifacts.atomic import write_text_atomic
 from silo.errors import AuthoringError
-from silo.jsonio import pretty, write_text_atomic
+from silo.json_types import JSON
+from silo.jsonio import pretty
 
 __all__ = ["Edit", "FILE_ID", "check_file_id", "load_json", "relative"]
 
@@ -37,7 +38,7 @@ def relative(root: Path, path: Path) -> str:
     return f"environments/{root.name}/{path.relative_to(root).as_posix()}"
 
 
-def load_json(root: Path, path: Path) -> Any:
+def load_json(root: Path, path: Path) -> JSON:
     """The JSON value of ``path``; a file that does not parse is a refusal naming it."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -63,7 +64,7 @@ class Edit:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, text)
 
-    def write_json(self, path: Path, value: Any) -> None:
+    def write_json(self, path: Path, value: JSON) -> None:
         """Write ``value`` as the project's pretty JSON (two-space indent, trailing newline)."""
         self.write(path, pretty(value))
 

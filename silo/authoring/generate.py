@@ -20,6 +20,7 @@ from silo.authoring.guard import load_afresh
 from silo.authoring.pysource import append_to_list, ensure_imports, insert_before_list, list_names
 from silo.authoring.tasks import update_task
 from silo.errors import AuthoringError, SiloError
+from silo.json_types import JSON
 from silo.loading.environment import Environment, read_manifest
 
 __all__ = ["TOOL_LISTS", "VERIFIER_LISTS", "add_tool", "add_verifier"]
@@ -88,7 +89,7 @@ def _tool_names(env: Environment) -> list[str]:
 
 def add_tool(
     root: Path, name: str, *, read_only: bool = False, description: str = ""
-) -> dict[str, Any]:
+) -> dict[str, JSON]:
     """Write ``tools/<name>.py`` and add it to the tools list; returns the files written."""
     if not _PY_NAME.match(name) or keyword.iskeyword(name):
         raise AuthoringError(
@@ -124,7 +125,7 @@ def add_tool(
 
 def add_verifier(
     root: Path, verifier_id: str, *, task_id: str | None = None, name: str = ""
-) -> dict[str, Any]:
+) -> dict[str, JSON]:
     """Add a check function and a ``define_verifier`` item; with ``task_id``, link that task."""
     before = load_afresh(root)
     if verifier_id in before.verifiers:

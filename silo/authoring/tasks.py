@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from silo.authoring.files import Edit, check_file_id, load_json, relative
 from silo.errors import AuthoringError, TaskError
+from silo.json_types import JSON
 from silo.tasks import load_tasks, parse_task
 
 __all__ = ["TASK_KEYS", "add_task", "list_tasks", "remove_task", "show_task", "update_task"]
@@ -21,7 +21,7 @@ __all__ = ["TASK_KEYS", "add_task", "list_tasks", "remove_task", "show_task", "u
 TASK_KEYS = ("id", "title", "instruction", "verifierId", "difficulty", "entities")
 
 
-def list_tasks(root: Path) -> list[dict[str, Any]]:
+def list_tasks(root: Path) -> list[dict[str, JSON]]:
     """Every task of the environment, sorted by id: id, title, difficulty, verifierId, file."""
     tasks = load_tasks(root / "tasks", root.name)
     return [
@@ -54,20 +54,20 @@ def find_task_file(root: Path, task_id: str) -> Path:
     )
 
 
-def show_task(root: Path, task_id: str) -> dict[str, Any]:
+def show_task(root: Path, task_id: str) -> dict[str, JSON]:
     """The task's file exactly as it is (every key, in the file's order)."""
     path = find_task_file(root, task_id)
-    raw: dict[str, Any] = load_json(root, path)
+    raw: dict[str, JSON] = load_json(root, path)
     return raw
 
 
-def _checked(root: Path, path: Path, raw: dict[str, Any]) -> dict[str, Any]:
+def _checked(root: Path, path: Path, raw: dict[str, JSON]) -> dict[str, JSON]:
     """``raw`` when it parses as a task; the refusal names the file it would have become."""
     parse_task(raw, relative(root, path))
     return raw
 
 
-def add_task(root: Path, fields: Mapping[str, Any]) -> dict[str, Any]:
+def add_task(root: Path, fields: Mapping[str, JSON]) -> dict[str, JSON]:
     """Write a new ``tasks/<id>.json`` from ``fields``; refuses an id that is already taken."""
     task_id = check_file_id("id", str(fields.get("id") or ""))
     path = root / "tasks" / f"{task_id}.json"
@@ -85,7 +85,7 @@ def add_task(root: Path, fields: Mapping[str, Any]) -> dict[str, Any]:
     return {"action": "added", "task": raw, "files": edit.written()}
 
 
-def update_task(root: Path, task_id: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+def update_task(root: Path, task_id: str, fields: Mapping[str, JSON]) -> dict[str, JSON]:
     """Set the given keys of ``task_id``'s file, keeping every other key where it was."""
     if "id" in fields and fields["id"] != task_id:
         raise AuthoringError(
@@ -93,7 +93,7 @@ def update_task(root: Path, task_id: str, fields: Mapping[str, Any]) -> dict[str
             "a task's id names its file and its runs; add a new task and remove this one instead",
         )
     path = find_task_file(root, task_id)
-    raw: dict[str, Any] = load_json(root, path)
+    raw: dict[str, JSON] = load_json(root, path)
     before = dict(raw)
     raw.update(fields)
     edit = Edit(root)
@@ -102,7 +102,7 @@ def update_task(root: Path, task_id: str, fields: Mapping[str, Any]) -> dict[str
     return {"action": "updated", "task": raw, "changed": changed, "files": edit.written()}
 
 
-def remove_task(root: Path, task_id: str) -> dict[str, Any]:
+def remove_task(root: Path, task_id: str) -> dict[str, JSON]:
     """Delete the file declaring ``task_id``; its verifier stays (other tasks may use it)."""
     path = find_task_file(root, task_id)
     path.unlink()

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.agents.resolve import resolve_agent
+from silo.artifacts.atomic import write_text_atomic
 from silo.artifacts.run_folder import unwritable
 from silo.batch.baseline_changes import explain_changes
 from silo.batch.baseline_config import CONFIG_NAME, Entry, config_path, load_entries, select_entries
@@ -46,7 +47,8 @@ from silo.batch.outcomes import LABELS, rollout_outcome, start_outcome
 from silo.batch.point import Point, run_point
 from silo.batch.sweep import ordered_map
 from silo.errors import BaselineError, SiloError
-from silo.jsonio import pretty, write_text_atomic
+from silo.json_types import JSON
+from silo.jsonio import pretty
 from silo.loading.environment import load_environment
 from silo.users.resolve import resolve_user
 
@@ -139,7 +141,7 @@ def runnable_tasks(scope: Sequence[str], known: Iterable[str], folder: Path) -> 
 # -- the documents -----------------------------------------------------------------------------
 
 
-def tool_events(trace_lines: Iterable[str]) -> list[dict[str, Any]]:
+def tool_events(trace_lines: Iterable[str]) -> list[dict[str, JSON]]:
     """The trace's tool_call/tool_result events without their timing keys."""
     events = []
     for line in trace_lines:
@@ -156,7 +158,7 @@ def _show(value: Any) -> str:
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
 
 
-def _path_key(path: list[Any]) -> list[tuple[int, Any]]:
+def _path_key(path: list[JSON]) -> list[tuple[int, Any]]:
     return [(0, p) if isinstance(p, int) else (1, str(p)) for p in path]
 
 
@@ -219,7 +221,7 @@ def kinds_of(target: Target, task: str) -> tuple[str, ...]:
     return (*target.kinds, INSTANCE) if "#" in task else target.kinds
 
 
-def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str, Any] | str:
+def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str, JSON] | str:
     """The golden documents of one in-memory rollout, or the message of why it could not start."""
     try:
         rollout = run_point(point, project_dir=project, runs_dir=None)
@@ -228,7 +230,7 @@ def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str
     outcome, reason = rollout_outcome(rollout.run, rollout.result)
     if reason is not None:  # the environment's or the endpoint's failure: not a golden
         return f"{LABELS[outcome]}: {reason}"
-    values: dict[str, Any] = {
+    values: dict[str, JSON] = {
         "result": rollout.result,
         "state-diff": rollout.state_diff,
         STATE_CHANGES: rollout.state_changes,

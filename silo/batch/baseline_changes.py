@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from silo.json_types import JSON
+
 __all__ = ["explain_changes"]
 
 _MAX_VALUE = 80
@@ -39,9 +41,9 @@ def _label(where: Where) -> str:
     return f"{name}.{path}" if path else name
 
 
-def _rows(document: Any) -> dict[Where, dict[str, Any]]:
+def _rows(document: Any) -> dict[Where, dict[str, JSON]]:
     """Each change of a document by (collection, key, occurrence), fields by path."""
-    rows: dict[Where, dict[str, Any]] = {}
+    rows: dict[Where, dict[str, JSON]] = {}
     changes = document.get("changes", []) if isinstance(document, dict) else []
     for change in changes:
         where = (change.get("collection"), change.get("key"), change.get("occurrence"), "")
@@ -49,7 +51,7 @@ def _rows(document: Any) -> dict[Where, dict[str, Any]]:
     return rows
 
 
-def _fields(change: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+def _fields(change: dict[str, JSON]) -> dict[str, tuple[Any, Any]]:
     return {f["path"]: (f["before"], f["after"]) for f in change.get("fields", [])}
 
 
@@ -59,7 +61,7 @@ def _short(ref: str) -> str:
 
 
 def _row_lines(
-    where: Where, old: dict[str, Any] | None, new: dict[str, Any], ref: str = "the golden"
+    where: Where, old: dict[str, JSON] | None, new: dict[str, JSON], ref: str = "the golden"
 ) -> list[str]:
     """The lines of one row the rerun changes (``old`` None: the golden leaves it alone)."""
     whole_row = new.get("change") in ("added", "removed")

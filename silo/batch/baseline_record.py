@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from silo.artifacts.atomic import write_text_atomic
 from silo.batch.baseline_config import Entry, entries_from_text, load_entries
 from silo.errors import SiloError
-from silo.jsonio import write_text_atomic
+from silo.json_types import JSON
 
 __all__ = ["entry_document", "recorded_entry", "remember_entry"]
 
@@ -55,9 +55,9 @@ def recorded_entry(
     return replace(entry, env=env, agent=agent, tasks=scope, overrides=(*kept, *overrides))
 
 
-def entry_document(entry: Entry) -> dict[str, Any]:
+def entry_document(entry: Entry) -> dict[str, JSON]:
     """The entry as the config writes it: ``env`` and ``agent``, then only non-default keys."""
-    document: dict[str, Any] = {"env": entry.env, "agent": entry.agent}
+    document: dict[str, JSON] = {"env": entry.env, "agent": entry.agent}
     if entry.tasks:
         document["tasks"] = list(entry.tasks)
     if entry.tool_events:

@@ -34,6 +34,10 @@ holds no finished Silo rollout raises :class:`~silo.errors.SiloError` with the f
   and ``firstDifference``, the index of the first message that differs or ``None``).
 - ``agents``: per agent, its ``summary.json`` agent row on each side and, for every k both
   sides have, ``passHatK[k] = {a, b, delta}``.
+- ``templates``: a template's instances pooled per side, paired
+  (:mod:`silo.batch.compare_pooled`); in the JSON only when a side ran instances. A row's
+  ``judged`` items (``summary.json``'s) come along in ``a``/``b``, with ``judgedPassRate`` in
+  ``delta`` when both sides were judged; they never decide a status.
 
 A cell *regressed* when its pass rate dropped (``regression`` or ``worse``); cells only in A
 are listed but are not regressions. Numbers are rounded like ``summary.json``.
@@ -55,9 +59,11 @@ from silo.artifacts.documents import (
     read_document,
 )
 from silo.batch.baseline_changes import explain_changes
+from silo.batch.compare_pooled import compare_templates, judged_delta
 from silo.batch.outcomes import OUTCOMES, PASSED
 from silo.batch.summary import Rollout, agent_rows, cell_row, group_cells, load_group, load_rollout
 from silo.errors import ArtifactError
+from silo.json_types import JSON
 from silo.safe_files import UnreadableFile, read_text_file
 
 if TYPE_CHECKING:
@@ -119,7 +125,7 @@ class Side:
             counts[rollout.outcome[0]] += 1
         return counts
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The side as ``silo-compare --json`` prints it: where, what kind, its outcomes."""
         counts = self.counts()
         return {
@@ -138,11 +144,13 @@ class Comparison:
 
     a: Side
     b: Side
-    cells: list[dict[str, Any]]
-    agents: list[dict[str, Any]]
+    cells: list[dict[str, JSON]]
+    agents: list[dict[str, JSON]]
+    # templates pooled per side (silo.batch.compare_pooled); empty without instances
+    templates: list[dict[str, JSON]] = field(default_factory=list)
 
     @property
-    def regressed(self) -> list[dict[str, Any]]:
+    def regressed(self) -> list[dict[str, JSON]]:
         """The cells whose pass rate dropped from A to B."""
         return [c for c in self.cells if c["status"] in ("regression", "worse")]
 
@@ -150,7 +158,7 @@ class Comparison:
         """How many cells have each status, every status listed (zero included)."""
         return {status: sum(1 for c in self.cells if c["status"] == status) for status in STATUSES}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The comparison as ``silo-compare --json`` prints it."""
         return {
             "a": self.a.to_json(),
@@ -159,6 +167,7 @@ class Comparison:
             "regressed": len(self.regressed),
             "cells": self.cells,
             "agents": self.agents,
+            **({"templates": self.templates} if self.templates else {}),
         }
 
 
@@ -218,7 +227,8 @@ def compare(a: str | Path, b: str | Path, project_dir: Path) -> Comparison:
                 entry["status"] = "changed"  # the same verdicts, another result or world
         cells.append(entry)
     agents = _compare_agents(agent_rows(list(rows_a.values())), agent_rows(list(rows_b.values())))
-    return Comparison(side_a, side_b, cells, agents)
+    templates = compare_templates(rows_a.values(), rows_b.values())
+    return Comparison(side_a, side_b, cells, agents, templates)
 
 
 def _pair(
@@ -233,11 +243,11 @@ def _pair(
 
 def _pair_by(
     key: str,
-    rows_a: Sequence[Mapping[str, Any]],
-    rows_b: Sequence[Mapping[str, Any]],
+    rows_a: Sequence[Mapping[str, JSON]],
+    rows_b: Sequence[Mapping[str, JSON]],
     *,
     ordered: bool = False,
-) -> list[tuple[Any, Mapping[str, Any] | None, Mapping[str, Any] | None]]:
+) -> list[tuple[Any, Mapping[str, JSON] | None, Mapping[str, JSON] | None]]:
     """:func:`_pair` over rows named by their ``key`` field."""
     by_a = {row[key]: row for row in rows_a}
     return _pair(by_a, {row[key]: row for row in rows_b}, ordered=ordered)
@@ -260,13 +270,16 @@ def _status(row_a: SummaryRow | None, row_b: SummaryRow | None) -> str:
 
 def _compare_cell(
     cell: _Cell, row_a: SummaryRow | None, row_b: SummaryRow | None
-) -> dict[str, Any]:
+) -> dict[str, JSON]:
     env, task, agent = cell
     delta = None
     if row_a is not None and row_b is not None:
         delta = {key: _delta(row_a, row_b, key, places) for key, places in _DELTAS.items()}
         if "estimatedCost" in row_a and "estimatedCost" in row_b:  # both sides priced
             delta["estimatedCost"] = round(row_b["estimatedCost"] - row_a["estimatedCost"], 6)
+        judged = judged_delta(row_a, row_b)
+        if judged is not None:  # both sides judged: beside the checks, never in the status
+            delta["judgedPassRate"] = judged
     return {
         "environment": env,
         "task": task,
@@ -289,7 +302,7 @@ def _delta(row_a: SummaryRow, row_b: SummaryRow, key: str, places: int) -> float
 
 def _compare_agents(
     agents_a: list[AgentSummaryRow], agents_b: list[AgentSummaryRow]
-) -> list[dict[str, Any]]:
+) -> list[dict[str, JSON]]:
     compared = []
     for agent, row_a, row_b in _pair_by("agent", agents_a, agents_b, ordered=True):
         pass_hat_k = {}
@@ -304,7 +317,7 @@ def _compare_agents(
     return compared
 
 
-def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
+def run_detail(a: Rollout, b: Rollout) -> dict[str, JSON] | None:
     """How one rollout's result and world differ from another's; ``None`` when equal.
 
     Equal results are not enough: a tool that also changes a field no check reads (a
@@ -316,7 +329,7 @@ def run_detail(a: Rollout, b: Rollout) -> dict[str, Any] | None:
         if not fields and not diff:
             return None
         return {"checks": [], "resultFields": [], "stateDiff": diff, "stateChanges": fields}
-    detail: dict[str, Any] = {
+    detail: dict[str, JSON] = {
         "checks": _flipped_checks(a.result.get("checks", []), b.result.get("checks", [])),
         "resultFields": [
             key
@@ -351,7 +364,7 @@ def _messages(folder: Path) -> list[str]:
     return said
 
 
-def conversation_changes(folder_a: Path, folder_b: Path) -> dict[str, Any] | None:
+def conversation_changes(folder_a: Path, folder_b: Path) -> dict[str, JSON] | None:
     """Both runs' conversations and where they first differ; None when neither has one."""
     a, b = _messages(folder_a), _messages(folder_b)
     if not a and not b:
@@ -362,7 +375,7 @@ def conversation_changes(folder_a: Path, folder_b: Path) -> dict[str, Any] | Non
     return {"a": a, "b": b, "firstDifference": first}
 
 
-def conversation_line(talk: Mapping[str, Any]) -> str:
+def conversation_line(talk: Mapping[str, JSON]) -> str:
     """One line for a report: the conversations are the same, or where and how they part."""
     a, b, first = list(talk["a"]), list(talk["b"]), talk["firstDifference"]
     if first is None:
@@ -381,7 +394,7 @@ def _field_changes(folder_a: Path, folder_b: Path) -> list[str] | None:
 
 def _flipped_checks(
     checks_a: list[CheckDocument], checks_b: list[CheckDocument]
-) -> list[dict[str, Any]]:
+) -> list[dict[str, JSON]]:
     flipped = []
     for label, check_a, check_b in _pair_by("label", checks_a, checks_b):
         passed_a = None if check_a is None else check_a["passed"]
@@ -399,17 +412,17 @@ def _read_diff(folder: Path) -> StateDiffDocument | None:
         return None
 
 
-def _read_changes(folder: Path) -> dict[str, Any] | None:
+def _read_changes(folder: Path) -> dict[str, JSON] | None:
     try:
-        changes: dict[str, Any] = read_document(folder / "state-changes.json", dict)
+        changes: dict[str, JSON] = read_document(folder / "state-changes.json", dict)
     except (OSError, json.JSONDecodeError):
         return None
     return changes
 
 
-def _diff_entries(diff: StateDiffDocument) -> dict[str, list[Any]]:
+def _diff_entries(diff: StateDiffDocument) -> dict[str, list[JSON]]:
     """A state diff as ``{"<collection>.<kind>": [row ids], "scalars": [scalar entries]}``."""
-    entries: dict[str, list[Any]] = {}
+    entries: dict[str, list[JSON]] = {}
     for name, kinds in diff.get("collections", {}).items():
         rows: Mapping[str, list[str]] = cast(Mapping[str, list[str]], kinds)  # a file may lack one
         for kind in ("added", "removed", "changed"):
@@ -420,7 +433,7 @@ def _diff_entries(diff: StateDiffDocument) -> dict[str, list[Any]]:
 
 def state_diff_changes(
     diff_a: StateDiffDocument | None, diff_b: StateDiffDocument | None
-) -> list[dict[str, Any]] | None:
+) -> list[dict[str, JSON]] | None:
     """The entries that differ between two ``state-diff.json`` documents (see the contract)."""
     if diff_a is None or diff_b is None:
         return None

@@ -17,8 +17,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from silo.artifacts.atomic import write_json_atomic
 from silo.errors import ConfigError
-from silo.jsonio import write_json_atomic
+from silo.json_types import JSON
 
 __all__ = ["PriceTable", "estimated_cost", "price_table", "record_costs", "summed_cost"]
 
@@ -59,7 +60,7 @@ def price_table(config: Any) -> PriceTable:
     return table
 
 
-def estimated_cost(run: Mapping[str, Any], table: PriceTable) -> float | None:
+def estimated_cost(run: Mapping[str, JSON], table: PriceTable) -> float | None:
     """The run's cost at ``table``'s prices, or None (no model, usage or price for it)."""
     identity = run.get("agentIdentity")
     usage = run.get("usage")
@@ -92,7 +93,7 @@ def record_costs(run_dirs: Iterable[Path | None], table: PriceTable) -> None:
             write_json_atomic(folder / "run.json", {**run, "estimatedCost": cost})
 
 
-def summed_cost(runs: Iterable[Mapping[str, Any]]) -> float | None:
+def summed_cost(runs: Iterable[Mapping[str, JSON]]) -> float | None:
     """The ``estimatedCost`` of the runs summed; None when none records one."""
     costs = [
         run["estimatedCost"] for run in runs if isinstance(run.get("estimatedCost"), int | float)

@@ -20,9 +20,9 @@ from the error that stopped it; :func:`count_line` is the one-line headline of a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from silo.errors import EnvironmentLoadError
+from silo.json_types import JSON
 
 __all__ = [
     "COULD_NOT_START",
@@ -54,7 +54,7 @@ LABELS = {
 }
 
 
-def rollout_outcome(run: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[str, str | None]:
+def rollout_outcome(run: Mapping[str, JSON], result: Mapping[str, JSON]) -> tuple[str, str | None]:
     """The outcome of a finished rollout and, when it is not graded, its one-line reason."""
     broken = run.get("environmentError")
     if broken:  # checked first: a verifier that raised spoils any verdict

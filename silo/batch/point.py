@@ -13,12 +13,14 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from silo.agents.resolve import AgentChoice, ResolvedAgent
 from silo.errors import TaskError
+from silo.json_types import JSON
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
-from silo.rollout.run import Budget, Interrupt, RolloutResult, run_task
+from silo.rollout.run import Budget, RolloutResult, StopRequest, run_task
+from silo.users.resolve import UserChoice
 from silo.world.pool import WorldPools
 
 __all__ = ["Point", "expand_tasks", "point_arguments", "point_id", "run_point"]
@@ -30,11 +32,11 @@ class Point:
 
     env: str
     task: str
-    agent: Any  # a name, a path, a target or a config mapping (see silo.agents)
+    agent: AgentChoice  # a name, a path, a target or a config mapping (see silo.agents)
     agent_label: str
     budget: Budget
     seed: int = 0
-    user: Any = None  # a conversational task's simulated user (None: not one, or scripted)
+    user: UserChoice = None  # a conversational task's simulated user (None: not one, or scripted)
 
 
 def point_id(point: Point, repeat: int) -> str:
@@ -80,9 +82,9 @@ def run_point(
     runs_dir: Path | None,
     group_id: str | None = None,
     environment: Environment | None = None,
-    agent: Any = None,
+    agent: ResolvedAgent | None = None,
     worlds: WorldPools | None = None,
-    interrupt: Interrupt | None = None,
+    interrupt: StopRequest | None = None,
     pid: str | None = None,
 ) -> RolloutResult:
     """Run repeat ``repeat`` of ``point`` (seed ``point.seed + repeat``).
@@ -106,9 +108,9 @@ def point_arguments(
     runs_dir: Path | None,
     group_id: str | None,
     environment: Environment | None,
-    agent: Any,
+    agent: ResolvedAgent | None,
     pid: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, JSON]:
     """:func:`silo.run_task`'s arguments for repeat ``repeat`` of ``point`` (see run_point)."""
     pid = (pid or point_id(point, repeat)) if group_id else None
     fields = None if pid is None else {"pointId": pid, "repeat": repeat}

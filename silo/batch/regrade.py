@@ -23,14 +23,16 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from silo.agents.replay import ReplayAgent
 from silo.artifacts.run_folder import new_run_id
 from silo.batch.compare import resolve_folder
 from silo.errors import ArtifactError, SiloError
+from silo.json_types import JSON
 from silo.judges.judgement import judge_run
+from silo.judges.reward import judged_task
 from silo.judges.rubric import Judge
+from silo.loading.environment import load_environment
 from silo.rollout.run import run_task
 
 __all__ = ["Regrade", "RegradeRow", "find_runs", "regrade"]
@@ -49,11 +51,11 @@ class RegradeRow:
     passed_after: bool | None  # None: the replay could not start (``error``)
     reward_before: float
     reward_after: float | None
-    checks: list[dict[str, Any]] = field(default_factory=list)  # {label, before, after}
+    checks: list[dict[str, JSON]] = field(default_factory=list)  # {label, before, after}
     divergences: int = 0
     error: str = ""
-    # judgement.json's counts when judges ran: passed, failed, abstained, agreement
-    judged: Mapping[str, Any] | None = None
+    # judgement.json's counts when judges ran: passed, failed, abstained, agreement, judgeErrors
+    judged: Mapping[str, JSON] | None = None
 
     @property
     def status(self) -> str:
@@ -66,7 +68,7 @@ class RegradeRow:
             return "flipped"
         return "changed" if self.checks or self.reward_after != self.reward_before else "same"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The row as ``regrade.json`` lists it."""
         return {
             "status": self.status,
@@ -98,7 +100,7 @@ class Regrade:
         """The rows with ``status`` (see :attr:`RegradeRow.status`)."""
         return [row for row in self.rows if row.status == status]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """``regrade.json``: the source, the counts by status and every row."""
         statuses = ("flipped", "changed", "diverged", "error", "same")
         return {
@@ -118,7 +120,7 @@ def find_runs(folder: Path) -> list[Path]:
     )
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> dict[str, JSON]:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -128,8 +130,8 @@ def _read(path: Path) -> dict[str, Any]:
     return value
 
 
-def _changed_checks(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
-    def by_label(result: Mapping[str, Any]) -> dict[str, bool]:
+def _changed_checks(before: Mapping[str, JSON], after: Mapping[str, JSON]) -> list[dict[str, JSON]]:
+    def by_label(result: Mapping[str, JSON]) -> dict[str, bool]:
         return {str(c.get("label")): bool(c.get("passed")) for c in result.get("checks") or []}
 
     old, new = by_label(before), by_label(after)
@@ -140,7 +142,7 @@ def _changed_checks(before: Mapping[str, Any], after: Mapping[str, Any]) -> list
     ]
 
 
-def _budget(config: Mapping[str, Any]) -> dict[str, Any]:
+def _budget(config: Mapping[str, JSON]) -> dict[str, JSON]:
     keys = {"maxToolCalls": "max_tool_calls", "timeoutMs": "timeout_ms"}
     keys["maxUserTurns"] = "max_user_turns"
     return {ours: config[theirs] for theirs, ours in keys.items() if theirs in config}
@@ -182,10 +184,11 @@ def _replay(
     divergences = _divergences(rollout.run_dir)
     judged = None
     if judges and rollout.run_dir is not None:
-        document = judge_run(
-            rollout.run_dir, rollout.task, judges, project / ".silo" / "judge-cache"
-        )
-        judged = {k: document[k] for k in ("passed", "failed", "abstained", "agreement")}
+        environment = load_environment(base.environment, project)
+        task = judged_task(rollout.task, environment)  # the environment's combinedReward
+        document = judge_run(rollout.run_dir, task, judges, project / ".silo" / "judge-cache")
+        keys = ("passed", "failed", "abstained", "agreement", "judgeErrors")
+        judged = {k: document[k] for k in keys}
     return replace(
         base,
         regraded=str(rollout.run_dir or ""),

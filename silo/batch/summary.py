@@ -9,7 +9,8 @@ tool calls and pass^k (k = 1..runs, the unbiased estimator C(c, k) / C(n, k) for
 n trials); the others are counted apart in the row and listed in ``notGraded`` with their
 one-line reason. Rows carry token usage summed over the runs and ``estimatedCost`` summed
 when runs were priced (``pricing=``, :mod:`silo.batch.cost`; the table then has a ``cost``
-column). Instances of a task template (``TASK-010#17``) are rows of their own, and are also
+column), and ``judged`` when runs were judged (:mod:`silo.batch.judged_rows`: their rubric
+items, listed under the table apart from the checks, which judging never changes). Instances of a task template (``TASK-010#17``) are rows of their own, and are also
 pooled per template × agent under ``templates`` (:mod:`silo.batch.template_rows`; the key is
 absent when the group ran none). One row per agent averages pass^k over its graded tasks. Everything is read
 from disk, so it works the same under any launcher.
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from silo.artifacts.atomic import remove_if_stale
 from silo.artifacts.documents import (
     AgentSummaryRow,
     NotGradedRecord,
@@ -46,6 +48,7 @@ from silo.artifacts.documents import (
     read_document,
 )
 from silo.batch.cost import summed_cost
+from silo.batch.judged_rows import judged_lines, judged_summary, judged_text, read_judgement
 from silo.batch.outcomes import (
     COULD_NOT_START,
     ENVIRONMENT_ERROR,
@@ -58,7 +61,7 @@ from silo.batch.outcomes import (
     rollout_outcome,
 )
 from silo.batch.template_rows import template_rows
-from silo.jsonio import remove_if_stale
+from silo.json_types import JSON
 
 __all__ = [
     "Rollout",
@@ -86,7 +89,7 @@ def pass_hat_k(passes: int, trials: int, k: int) -> float:
     return comb(passes, k) / comb(trials, k)
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+def _read_jsonl(path: Path) -> list[dict[str, JSON]]:
     if not path.is_file():
         return []
     return [
@@ -118,7 +121,7 @@ class Rollout:
 _DEFAULT_HOSTS = {"api.openai.com", "api.anthropic.com"}
 
 
-def agent_name(run: Mapping[str, Any]) -> str:
+def agent_name(run: Mapping[str, JSON]) -> str:
     """Who answered a run: its agent label, then ``[...]`` when ``run.json`` says more.
 
     The brackets hold the ``agentIdentity`` model, ``t=<temperature>`` and ``seed=<seed>`` when
@@ -165,7 +168,7 @@ def load_rollout(folder: Path, resumed: bool = False) -> Rollout | None:
     return Rollout(folder, run, result, resumed)
 
 
-def _group_records(group_dir: Path, name: str) -> list[dict[str, Any]]:
+def _group_records(group_dir: Path, name: str) -> list[dict[str, JSON]]:
     """The records of every ``name`` file at any depth under ``group_dir``, in path order.
 
     A sweep's jobs write into ``hydra.sweep.subdir`` folders (``0/``, ``1/``, … with
@@ -211,7 +214,7 @@ def group_cells(rollouts: list[Rollout]) -> dict[tuple[str, str, str], list[Roll
 def cell_row(
     cell: tuple[str, str, str],
     items: Sequence[Rollout],
-    unstarted: Sequence[Mapping[str, Any]] = (),
+    unstarted: Sequence[Mapping[str, JSON]] = (),
 ) -> SummaryRow:
     """The ``summary.json`` row of one task × agent: its rollouts, and those that never started.
 
@@ -250,6 +253,9 @@ def cell_row(
     cost = summed_cost(r.run for r in items)
     if cost is not None:
         row["estimatedCost"] = cost
+    judged = judged_summary(read_judgement(r.folder) for r in items)
+    if judged is not None:
+        row["judged"] = judged
     return row
 
 
@@ -347,7 +353,7 @@ def _record_order(record: NotGradedRecord) -> tuple[str, str, str, int, str]:
 
 def start_failures(
     group_dir: Path, rollouts: Sequence[Rollout]
-) -> list[tuple[dict[str, Any], tuple[str, str, str]]]:
+) -> list[tuple[dict[str, JSON], tuple[str, str, str]]]:
     """Every ``infra-errors.jsonl`` record (rollouts that never began) and the cell it counts for.
 
     A record names the agent by its label; when the group has exactly one agent of that label
@@ -370,7 +376,7 @@ def summarize(group_dir: Path) -> SummaryDocument:
     """The ``summary.json`` document of ``group_dir`` (see the module docstring)."""
     rollouts = load_group(group_dir)
     cells: dict[tuple[str, str, str], list[Rollout]] = dict(group_cells(rollouts))
-    unstarted: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    unstarted: dict[tuple[str, str, str], list[dict[str, JSON]]] = defaultdict(list)
     for record, cell in start_failures(group_dir, rollouts):
         unstarted[cell].append(record)
         cells.setdefault(cell, [])
@@ -395,7 +401,7 @@ def summarize(group_dir: Path) -> SummaryDocument:
     return summary
 
 
-def outcome_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+def outcome_counts(rows: Iterable[Mapping[str, JSON]]) -> dict[str, int]:
     """The rollouts of summary rows by outcome (every outcome of :data:`OUTCOMES` listed)."""
     counts = dict.fromkeys(OUTCOMES, 0)
     for row in rows:
@@ -456,7 +462,9 @@ def format_table(summary: SummaryDocument) -> str:
             f"template {pooled['template']} {pooled['agent']} over {pooled['instances']} "
             f"instance(s): rate {pooled['passRate']:.2f} reward {pooled['meanReward']:.2f} "
             f"pass^k {ks}"
+            + (f"; judged {judged_text(pooled['judged'])}" if pooled.get("judged") else "")
         )
+    lines.extend(judged_lines(summary["rows"]))
     lines.extend(_reason_lines(summary["notGraded"]))
     lines.append(count_line(outcome_counts(summary["rows"])))
     return "\n".join(lines)
@@ -501,9 +509,9 @@ def _tokens(row: SummaryRow) -> str:
     return "-" if total is None else f"{total:.0f}"
 
 
-def write_summary(group_dir: Path) -> dict[str, Any]:
+def write_summary(group_dir: Path) -> dict[str, JSON]:
     """Summarize ``group_dir``, write ``summary.json`` there, and return it with its table."""
-    from silo.jsonio import write_json_atomic
+    from silo.artifacts.atomic import write_json_atomic
 
     summary = summarize(group_dir)
     write_json_atomic(group_dir / "summary.json", summary)

@@ -27,9 +27,10 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from silo.errors import BaselineError, ConfigError, SiloError
+from silo.json_types import JSON
 from silo.loading.project import default_environment
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def _split(words: Sequence[str]) -> tuple[dict[str, list[str]], list[str]]:
     return chosen, rest
 
 
-def _compose(overrides: list[str]) -> tuple[dict[str, Any], str | None]:
+def _compose(overrides: list[str]) -> tuple[dict[str, JSON], str | None]:
     """The composed config as plain data, and the agent group choice."""
     from hydra import compose
     from omegaconf import OmegaConf, open_dict
@@ -141,6 +142,7 @@ def _job(
     head = [f"{k}={v}" for k, v in (("env", entry.env), ("agent", entry.agent)) if v]
     check_group_overrides([*head, *entry.overrides], project)  # env: nope -> one line
     plain, choice = _compose([*head, *entry.overrides, *rest])
+    _refuse_model_judge(plain.get("judge"))
     env_cfg = plain.get("env")
     env_name = env_cfg.get("name") if isinstance(env_cfg, dict) else env_cfg
     if env_name is None:  # no env=: the project's one environment, or the choices
@@ -161,6 +163,19 @@ def _job(
     named = (env_name, entry.agent or choice or label)
     written = recorded_entry(entry, listed, named, tasks or (), rest)
     return Job(target, words, written, entry if listed else None)
+
+
+def _refuse_model_judge(judge: JSON) -> None:
+    """A model judge's verdicts vary from run to run: one line, before anything runs."""
+    from silo.judges.judgement import model_judges
+
+    found = model_judges([judge]) if isinstance(judge, dict) else []
+    if found:
+        raise BaselineError(
+            "judge_not_deterministic",
+            f"judge={found[0]} is a model judge, which is not deterministic, so its verdicts "
+            "cannot be a baseline; use judge=scripted or leave judge= out",
+        )
 
 
 def plan_jobs(words: Sequence[str], project: Path, base: Path) -> list[Job]:

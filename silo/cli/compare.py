@@ -9,7 +9,9 @@ estimated cost when a side was priced, and a status), the not-graded rollouts wi
 reason, what changed in single-run cells (checks that flipped, state-diff rows that differ:
 ``+`` only in B's diff, ``-`` only in A's, and the field-level changes of
 ``state-changes.json``, so a cell whose verdicts agree but whose world differs is
-``CHANGED``), pass^k per agent, and a count line. Rates count graded rollouts only (see
+``CHANGED``), each template's instances pooled per side (rate A -> B; the instances are the
+table's rows), judged items per cell apart from the checks (``judge=``'s pass counts and rate,
+A -> B; they never set a status), pass^k per agent, and a count line. Rates count graded rollouts only (see
 :mod:`silo.batch.outcomes`).
 JSON: :meth:`silo.batch.compare.Comparison.to_json`. Exit status 0; 1 with ``fail_on_regression=true``
 when a cell's pass rate dropped; 2 when a side holds a rollout that was not graded (an
@@ -21,11 +23,11 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 from silo.batch.compare import Comparison, Side, compare, conversation_line
 from silo.batch.outcomes import LABELS, NOT_GRADED, count_line
 from silo.cli.args import UsageError, out, output_format, parse, parse_bool, run_command
+from silo.json_types import JSON
 from silo.loading.environment import find_project_dir
 
 __all__ = ["format_text", "main"]
@@ -87,12 +89,12 @@ def _not_graded(side: Side) -> int:
     return sum(counts[o] for o in NOT_GRADED)
 
 
-def _num(row: dict[str, Any] | None, key: str, places: int, sign: str = "") -> str:
+def _num(row: dict[str, JSON] | None, key: str, places: int, sign: str = "") -> str:
     value = None if row is None else row.get(key)
     return "-" if not isinstance(value, (int, float)) else f"{value:{sign}.{places}f}"
 
 
-def _cell_label(cell: dict[str, Any], with_env: bool) -> str:
+def _cell_label(cell: dict[str, JSON], with_env: bool) -> str:
     return f"{cell['environment']}/{cell['task']}" if with_env else cell["task"]
 
 
@@ -124,7 +126,7 @@ def _table(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _errors(row: dict[str, Any] | None) -> str:
+def _errors(row: dict[str, JSON] | None) -> str:
     """A row's rollouts that were not graded (``-`` when the side has no such row)."""
     return "-" if row is None else str(row["rollouts"] - row["runs"])
 
@@ -153,7 +155,7 @@ def _passed(value: bool | None) -> str:
     return "absent" if value is None else "pass" if value else "fail"
 
 
-def _state_text(changes: list[dict[str, Any]] | None) -> str:
+def _state_text(changes: list[dict[str, JSON]] | None) -> str:
     if changes is None:
         return "unknown (a side has no state-diff.json)"
     return "; ".join(
@@ -211,6 +213,46 @@ def _agents(comparison: Comparison) -> list[str]:
     return lines
 
 
+def _rate(value: JSON) -> str:
+    return "-" if not isinstance(value, int | float) else f"{value:.2f}"
+
+
+def _templates(comparison: Comparison) -> list[str]:
+    """A template's instances pooled per side; the instances are the table's own rows."""
+    lines = []
+    for t in comparison.templates:
+        a, b, delta = t["a"] or {}, t["b"] or {}, t["delta"] or {}
+        count = f"{a.get('instances', 0)}/{b.get('instances', 0)}"
+        line = (
+            f"template {t['template']} {t['agent']} (instances A/B {count}): rate "
+            f"{_rate(a.get('passRate'))} -> {_rate(b.get('passRate'))}"
+        )
+        if isinstance(delta.get("passRate"), int | float):
+            line += f" ({delta['passRate']:+.2f})"
+        judged = [(x.get("judged") or {}).get("passRate") for x in (a, b)]
+        if any(j is not None for j in judged):
+            line += f"; judged rate {_rate(judged[0])} -> {_rate(judged[1])}"
+        lines.append(line)
+    return lines
+
+
+def _judged(comparison: Comparison) -> list[str]:
+    """Each cell's judged items on each side, apart from the checks' columns and statuses."""
+    lines = []
+    for c in comparison.cells:
+        sides = [(c[side] or {}).get("judged") for side in ("a", "b")]
+        if not any(sides):
+            continue
+        shown = [
+            "-" if j is None else f"{j['passed']} pass, {j['failed']} fail ({_rate(j['passRate'])})"
+            for j in sides
+        ]
+        delta = (c["delta"] or {}).get("judgedPassRate")
+        change = f" ({delta:+.2f})" if isinstance(delta, int | float) else ""
+        lines.append(f"  {c['task']} {c['agent']}: {shown[0]} -> {shown[1]}{change}")
+    return ["judged items A -> B (apart from the checks):", *lines] if lines else []
+
+
 def format_text(comparison: Comparison) -> str:
     """The report a person reads: sides, table, single-run details, pass^k, counts."""
     sides = []
@@ -220,6 +262,6 @@ def format_text(comparison: Comparison) -> str:
     regressed = len(comparison.regressed)
     verdict = f"pass rate dropped in {regressed} cell(s)" if regressed else "no pass rate dropped"
     parts = [sides, _table(comparison), _reasons(comparison), _details(comparison)]
-    parts.append(_agents(comparison))
+    parts += [_templates(comparison), _judged(comparison), _agents(comparison)]
     parts.append([f"{len(comparison.cells)} cells: {', '.join(counts)}; {verdict}"])
     return "\n\n".join("\n".join(part) for part in parts if part)

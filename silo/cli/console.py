@@ -11,7 +11,9 @@ Every line a command prints goes through :func:`silo.redact.redact` (no secret r
 screen or a CI log) and :func:`silo.redact.terminal_safe` (no escape sequence from an agent's,
 a tool's or an environment's text reaches the terminal as itself): only Silo's own progress
 line may start with its carriage return and erase-line sequence. ``silo-mcp`` is left as it
-is: its standard output is the protocol.
+is: its standard output is the protocol. Each script first makes room in the recursion limit
+for JSON as deep as Silo states (:func:`silo.jsondepth.make_recursion_room`): its process is
+Silo's, unlike a program that imports Silo as a library.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from importlib.metadata import version as distribution_version
 from typing import TextIO, cast
 
 from silo.distribution import DISTRIBUTION, version
+from silo.jsondepth import make_recursion_room
 from silo.redact import redact, terminal_safe
 
 __all__ = [
@@ -91,6 +94,7 @@ class SafeStream:
 
 def console(prog: str, main: Callable[[], int | None]) -> int:
     """Run ``main`` as console script ``prog``; its exit status (``SystemExit`` passes through)."""
+    make_recursion_room()  # the process is Silo's: artifacts as deep as stated read back anywhere
     if prog == "silo-mcp" or isinstance(sys.stdout, SafeStream):
         return _console(prog, main)
     streams = sys.stdout, sys.stderr

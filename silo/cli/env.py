@@ -16,10 +16,10 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from silo.authoring import data, generate, tasks
 from silo.cli.args import Args, UsageError, out, output_format, parse, parse_bool, run_command
+from silo.json_types import JSON
 from silo.jsonio import pretty
 from silo.loading.environment import find_project_dir, load_environment, resolve_environment_dir
 from silo.loading.project import default_environment
@@ -66,7 +66,7 @@ def _required(args: Args, key: str) -> str:
     return value
 
 
-def _json_value(key: str, text: str) -> Any:
+def _json_value(key: str, text: str) -> JSON:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -76,7 +76,7 @@ def _json_value(key: str, text: str) -> Any:
         ) from None
 
 
-def _value(args: Args) -> Any:
+def _value(args: Args) -> JSON:
     """The JSON of ``value=`` or of the file ``from=`` names (exactly one of them)."""
     if ("value" in args.values) == ("from" in args.values):
         raise UsageError("give the new content as value=JSON or from=FILE (one of them)")
@@ -90,8 +90,8 @@ def _value(args: Args) -> Any:
     return _json_value(f"from={path}: the file", text)
 
 
-def _task_fields(args: Args) -> dict[str, Any]:
-    fields: dict[str, Any] = {k: v for k, v in args.values.items() if k in _TASK_FIELDS}
+def _task_fields(args: Args) -> dict[str, JSON]:
+    fields: dict[str, JSON] = {k: v for k, v in args.values.items() if k in _TASK_FIELDS}
     if "entities" in fields:
         fields["entities"] = _json_value("entities", fields["entities"])
         if not isinstance(fields["entities"], dict):
@@ -99,7 +99,7 @@ def _task_fields(args: Args) -> dict[str, Any]:
     return fields
 
 
-def _task(verb: str, root: Path, args: Args) -> Any:
+def _task(verb: str, root: Path, args: Args) -> JSON:
     if verb == "list":
         return tasks.list_tasks(root)
     if verb == "add":
@@ -115,7 +115,7 @@ def _task(verb: str, root: Path, args: Args) -> Any:
     return tasks.remove_task(root, task_id)
 
 
-def _data(verb: str, root: Path, args: Args) -> Any:
+def _data(verb: str, root: Path, args: Args) -> JSON:
     if verb == "list":
         return data.list_data(root)
     name = _required(args, "file")
@@ -128,7 +128,7 @@ def _data(verb: str, root: Path, args: Args) -> Any:
     return data.remove_data(root, name)
 
 
-def _tool(verb: str, root: Path, args: Args) -> Any:
+def _tool(verb: str, root: Path, args: Args) -> JSON:
     if verb == "list":
         env = load_environment(root)
         return [
@@ -144,7 +144,7 @@ def _tool(verb: str, root: Path, args: Args) -> Any:
     )
 
 
-def _verifier(verb: str, root: Path, args: Args) -> Any:
+def _verifier(verb: str, root: Path, args: Args) -> JSON:
     if verb == "list":
         env = load_environment(root)
         return [
@@ -163,7 +163,7 @@ def _verifier(verb: str, root: Path, args: Args) -> Any:
     )
 
 
-_HANDLERS: dict[str, Callable[[str, Path, Args], Any]] = {
+_HANDLERS: dict[str, Callable[[str, Path, Args], JSON]] = {
     "task": _task,
     "data": _data,
     "tool": _tool,
@@ -171,7 +171,7 @@ _HANDLERS: dict[str, Callable[[str, Path, Args], Any]] = {
 }
 
 
-def _as_text(noun: str, verb: str, result: Any) -> str:
+def _as_text(noun: str, verb: str, result: JSON) -> str:
     if verb == "list":
         rows = [" ".join(str(value) for value in row.values()) for row in result]
         return "\n".join(rows) if rows else f"(no {noun}s)"

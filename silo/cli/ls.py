@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from silo.cli.args import out, parse, run_command
 from silo.errors import EnvironmentLoadError, SiloError
+from silo.json_types import JSON
 from silo.loading.environment import (
     find_project_dir,
     list_environments,
@@ -57,7 +57,7 @@ def _main(words: list[str], prog: str) -> int:
     return _flag_invalid(document, prog)
 
 
-def _flag_invalid(document: dict[str, Any], prog: str) -> int:
+def _flag_invalid(document: dict[str, JSON], prog: str) -> int:
     """Exit 2 with one line on stderr when a listed environment does not validate."""
     rows = [document] if "environment" in document else document["environments"]
     broken = [row for row in rows if row.get("errors")]
@@ -81,7 +81,7 @@ def validation_errors(name: str, project: Path) -> list[str]:
     return [f.message for f in report.findings if f.level == "error"]
 
 
-def environments_listing(project: Path) -> dict[str, Any]:
+def environments_listing(project: Path) -> dict[str, JSON]:
     """Every environment of ``project`` with its template and task count, from its files only."""
     rows = []
     for name in list_environments(project):
@@ -100,7 +100,7 @@ def environments_listing(project: Path) -> dict[str, Any]:
     return {"environments": rows, "installed": [n for n in installed_names() if n not in own]}
 
 
-def environment_listing(name: str, project: Path) -> dict[str, Any]:
+def environment_listing(name: str, project: Path) -> dict[str, JSON]:
     """Environment ``name`` loaded, with its tasks and tools (one-line error if it does not load)."""
     env = load_environment(name, project)
     try:
@@ -151,7 +151,7 @@ def _table(rows: list[list[str]]) -> list[str]:
     ]
 
 
-def _environments_text(document: dict[str, Any], project: Path) -> str:
+def _environments_text(document: dict[str, JSON], project: Path) -> str:
     rows = document["environments"]
     installed = document["installed"]
     tail = [f"Installed (env=<name> from any folder): {', '.join(installed)}"] if installed else []
@@ -173,7 +173,7 @@ def _clip(text: str, width: int = 100) -> str:
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
-def _environment_text(document: dict[str, Any]) -> str:
+def _environment_text(document: dict[str, JSON]) -> str:
     counts = document["counts"]
     tasks = [[t["id"], t["difficulty"], t["title"]] for t in document["tasks"]]
     tools = [

@@ -7,7 +7,8 @@ URLs from ``POST /episodes`` (:mod:`silo.integrations.mcp_http`). Leaving ``task
 client choose with the ``silo_start_task`` tool; ``finish_result=grade`` makes ``silo_finish``
 return the grade. HTTP takes ``auth=auto|off|env|generate`` (a bearer token: from
 ``SILO_MCP_TOKEN``, or generated and printed once; required off loopback), ``allowed_hosts``,
-``max_sessions``, ``max_episodes`` and ``idle_timeout_s`` (default: the budget's timeout). A
+``max_sessions``, ``max_episodes``, ``idle_timeout_s`` (default: the budget's timeout) and
+``drop_grace_s`` (how long a client whose event stream dropped has to come back). A
 user mistake (unknown env or task, bad value, port in use, missing ``[mcp]`` extra) is one line
 on stderr and exit status 2, before any ready line; stdout carries nothing but the protocol.
 """
@@ -24,6 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from silo.cli.hydra.setup import check_group_overrides, prepare
 from silo.errors import ConfigError, SiloError
+from silo.json_types import JSON
 from silo.loading.project import default_environment
 
 __all__ = ["main", "primary_config"]
@@ -43,10 +45,11 @@ Options (key=value):
   transport=stdio|http  host=127.0.0.1  port=8000
   auth=auto|off|env|generate  (bearer token: SILO_MCP_TOKEN, or generated and printed once)
   allowed_hosts=[name,...]  max_sessions=256  max_episodes=256  idle_timeout_s=<seconds>
+  drop_grace_s=5  (a client whose event stream dropped is gone unless it is back by then)
 """
 
 
-def primary_config() -> dict[str, Any]:
+def primary_config() -> dict[str, JSON]:
     """The primary config ``silo-mcp`` composes: silo-run's groups, plus the transport."""
     return {
         "defaults": [
@@ -69,6 +72,7 @@ def primary_config() -> dict[str, Any]:
         "max_sessions": 256,
         "max_episodes": 256,
         "idle_timeout_s": None,
+        "drop_grace_s": 5.0,
         "hydra": {
             "searchpath": ["${silo_project_conf:}", "pkg://silo.conf"],
             "run": {"dir": "${runs_dir}"},
@@ -118,7 +122,7 @@ def _serve(cfg: DictConfig, project: Path) -> None:
     serve(spec, transport=transport, finish_result=str(plain.get("finish_result")), http=http)
 
 
-def _count(plain: dict[str, Any], key: str) -> int:
+def _count(plain: dict[str, JSON], key: str) -> int:
     value = plain.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError("config_invalid", f"{key} must be a whole number from 1, got {value!r}")
@@ -147,7 +151,7 @@ def _token(auth: Any) -> str | None:
     raise ConfigError("config_invalid", f"auth must be auto, off, env or generate, got {auth!r}")
 
 
-def _http_options(plain: dict[str, Any]) -> Any:
+def _http_options(plain: dict[str, JSON]) -> Any:
     from silo.integrations.mcp_http import HttpOptions
 
     allowed = plain.get("allowed_hosts") or []
@@ -162,6 +166,9 @@ def _http_options(plain: dict[str, Any]) -> Any:
         idle = float((plain.get("budget") or {}).get("timeout_ms") or 1_800_000) / 1000
     if isinstance(idle, bool) or not isinstance(idle, int | float) or not idle > 0:
         raise ConfigError("config_invalid", f"idle_timeout_s must be above 0, got {idle!r}")
+    grace = plain.get("drop_grace_s")
+    if isinstance(grace, bool) or not isinstance(grace, int | float) or not grace > 0:
+        raise ConfigError("config_invalid", f"drop_grace_s must be above 0, got {grace!r}")
     return HttpOptions(
         host=str(plain.get("host")),
         port=int(plain["port"]),
@@ -170,6 +177,7 @@ def _http_options(plain: dict[str, Any]) -> Any:
         max_sessions=_count(plain, "max_sessions"),
         max_episodes=_count(plain, "max_episodes"),
         idle_timeout_s=float(idle),
+        drop_grace_s=float(grace),
     )
 
 

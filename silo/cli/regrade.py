@@ -9,7 +9,9 @@ each task's rubric items (:mod:`silo.judges`) and reports them apart from the ch
 verdict flipped and the runs whose checks changed, each with the checks that changed, then the
 runs whose replay diverged, listed apart, then a count line. JSON: the ``regrade.json``
 document. Exit status 0; 1 with ``fail_on_flip=true`` when a verdict flipped or a replay
-diverged; 2 for a usage mistake or a folder that holds no run — one line on stderr.
+diverged; 2 for a usage mistake, a folder that holds no run or a judge whose endpoint failed —
+one line on stderr each. ``judge=openai|anthropic`` takes ``judge.model=``, ``judge.base_url=``
+and ``judge.api_key_env=``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from silo.batch.regrade import Regrade, RegradeRow, regrade
 from silo.cli.args import UsageError, out, output_format, parse, parse_bool, run_command
@@ -26,15 +29,18 @@ from silo.loading.environment import find_project_dir
 __all__ = ["format_text", "main"]
 
 PROG = "silo-regrade"
-USAGE = f"""usage: {PROG} <folder> [out=<dir>] [judge=scripted|<pkg.module:factory>[,...]]
+USAGE = f"""usage: {PROG} <folder> [out=<dir>] [judge=scripted|openai|anthropic|<pkg.module:factory>[,...]]
+       [judge.model=<m>] [judge.base_url=<url>] [judge.api_key_env=<VAR>]
        [format=text|json] [--json] [fail_on_flip=true|false]
 
 Replay every run in a run, group or sweep folder (a path or a name under .silo/runs/) on a
 fresh world and grade it with today's environment and verifiers, without the agent.
 out: the folder for the new runs (default .silo/runs/regrade_<time>_<id>).
-judge: grade each task's rubric items too (judgement.json), shown apart from the checks.
+judge: grade each task's rubric items too (judgement.json), shown apart from the checks;
+  a model judge (openai, anthropic) needs judge.model=, and its endpoint failing exits 2.
 fail_on_flip: exit 1 when a verdict flipped or a replay diverged (default: false).
-Exit status: 0 re-graded, 1 a flip (with fail_on_flip=true), 2 a usage mistake."""
+Exit status: 0 re-graded, 1 a flip (with fail_on_flip=true), 2 a usage mistake or a judge
+error."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(words: list[str]) -> int:
-    keys = ("format", "out", "fail_on_flip", "judge")
+    keys = ("format", "out", "fail_on_flip", "judge", *_JUDGE_SETTINGS)
     args = parse(words, keys, ("--json",), positionals=len(words))
     if args.help:
         out(USAGE)
@@ -56,13 +62,32 @@ def _main(words: list[str]) -> int:
             f"give one folder to re-grade (got {len(args.positionals)}): {PROG} <folder>"
         )
     target = args.values.get("out")
-    choices = [j for j in args.values.get("judge", "").split(",") if j]
-    judges = resolve_judges(choices)
+    judges = resolve_judges(_judge_choices(args.values))
     done = regrade(
         args.positionals[0], find_project_dir(), Path(target) if target else None, judges
     )
     out(json.dumps(done.to_json(), indent=2) if fmt == "json" else format_text(done))
+    errors = dict.fromkeys(e for r in done.rows if r.judged for e in r.judged["judgeErrors"])
+    for error in errors:
+        sys.stderr.write(f"{PROG}: judge error (not the agent's failure): {error}\n")
+    if errors:
+        return 2
     return 1 if fail_on_flip and (done.of("flipped") or done.of("diverged")) else 0
+
+
+# A model judge's settings on the command line (judge.model=...), as silo-run takes them.
+_JUDGE_SETTINGS = tuple(f"judge.{k}" for k in ("model", "base_url", "api_key_env"))
+
+
+def _judge_choices(values: dict[str, str]) -> list[str | dict[str, Any]]:
+    """``judge=`` choices; a model judge (``openai``, ``anthropic``) with ``judge.*`` settings."""
+    settings = {k.removeprefix("judge."): v for k, v in values.items() if k in _JUDGE_SETTINGS}
+    choices: list[str | dict[str, Any]] = []
+    for choice in (j.strip() for j in values.get("judge", "").split(",") if j.strip()):
+        choices.append(
+            {"name": choice, **settings} if choice in ("openai", "anthropic") else choice
+        )
+    return choices
 
 
 def _verdict(passed: bool | None) -> str:

@@ -5,8 +5,10 @@ validation report of one environment, or of every environment under ``environmen
 ``env=`` is given (:func:`silo.validate.report.validate_environment`). Text: one line per finding
 (``LEVEL  code  message``) then ``OK|FAILED  <env>  data=N tasks=N tools=N verifiers=N``; JSON:
 the report object, or ``{"ok", "environments": [reports]}`` for all of them. Exit status 0 when
-no error-level finding, 1 when there is one, 2 for a usage mistake or a missing environment —
-one line on stderr, never a traceback.
+no error-level finding, 1 when there is one, 2 when a file cannot be read as it must be (a
+malformed task, manifest or data file: the report still lists every finding, and one line on
+stderr names the file), and 2 for a usage mistake or a missing environment — one line on
+stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ Check an environment (all of environments/ when env= is omitted) before evaluati
 deep: run the solver, the no-op agent and the state checks (default: when solver.py exists).
 budget.*: each deep rollout's budget (default 100 calls, 120000 ms); time_limit_s: for all of
 them (default 600); progress: a line on stderr before each rollout (default: on a terminal).
-Exit status: 0 no errors, 1 an error-level finding, 2 a usage mistake."""
+Exit status: 0 no errors, 1 an error-level finding, 2 a malformed file or a usage mistake."""
 _KEYS = ("env", "deep", "format", "budget.max_tool_calls", "budget.timeout_ms", "time_limit_s",
          "progress")  # fmt: skip
 DEFAULT_TIME_LIMIT_S = 600.0
@@ -60,7 +62,7 @@ def _main(words: list[str]) -> int:
             raise UsageError("env= needs an environment name")
         report = validate_environment(name, project, deep, options)
         out(json.dumps(report.to_json(), indent=2) if fmt == "json" else report.to_text())
-        return 0 if report.ok else 1
+        return _status([report])
     names = list_environments(project)
     if not names:
         raise UsageError(
@@ -115,4 +117,14 @@ def _validate_all(
     else:
         summary = f"{len(reports) - len(failed)} of {len(reports)} environments OK"
         out(f"\n{summary}" + (f"; FAILED: {', '.join(failed)}" if failed else ""))
-    return 1 if failed else 0
+    return _status(reports)
+
+
+def _status(reports: list[Report]) -> int:
+    """The exit status of ``reports``; for a malformed file, one line on stderr naming it."""
+    malformed = [f for r in reports for f in r.malformed()]
+    if malformed:
+        more = f" (and {len(malformed) - 1} more: see the report)" if len(malformed) > 1 else ""
+        sys.stderr.write(f"{PROG}: {malformed[0].message}{more}\n")
+        sys.stderr.flush()
+    return max((r.exit_status for r in reports), default=0)

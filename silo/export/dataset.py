@@ -19,14 +19,14 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from silo.artifacts.atomic import write_text_atomic
 from silo.batch.summary import Rollout, load_rollout, run_folders
 from silo.errors import ArtifactError, ConfigError
 from silo.export.rows import identity_of, rl_row, sft_row, task_and_variant
 from silo.export.turns import model_turns
 from silo.integrations.extras import require
-from silo.jsonio import write_text_atomic
+from silo.json_types import JSON
 
 __all__ = ["FORMATS", "KINDS", "Filters", "export_rows", "export_runs", "format_of"]
 
@@ -52,7 +52,7 @@ class Filters:
 
     def keep(self, rollout: Rollout) -> bool:
         """Whether ``rollout`` is exported."""
-        run: dict[str, Any] = dict(rollout.run)
+        run: dict[str, JSON] = dict(rollout.run)
         reward = float(rollout.result["reward"])
         if self.passed is not None and rollout.result["passed"] != self.passed:
             return False
@@ -77,7 +77,7 @@ def export_rows(
     kind: str = "sft",
     filters: Filters | None = None,
     project_dir: Path | None = None,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, JSON]]:
     """The ``kind`` rows of the rollouts under ``sources`` that ``filters`` keep."""
     if kind not in KINDS:
         raise ConfigError("config_invalid", f'kind must be sft or rl, not "{kind}"')
@@ -136,7 +136,7 @@ def format_of(out: Path, fmt: str | None) -> str:
     return chosen
 
 
-def _line(row: dict[str, Any]) -> str:
+def _line(row: dict[str, JSON]) -> str:
     return json.dumps(row, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
@@ -172,7 +172,7 @@ def _roots(source: str, project_dir: Path | None) -> list[Path]:
     )
 
 
-def _write_parquet(target: Path, rows: list[dict[str, Any]]) -> None:
+def _write_parquet(target: Path, rows: list[dict[str, JSON]]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -17,15 +17,15 @@ turns, or (``rl``) without token ids, raises :class:`~silo.errors.ArtifactError`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from silo.errors import ArtifactError
 from silo.export.turns import ModelTurn
+from silo.json_types import JSON
 
 __all__ = ["identity_of", "rl_row", "sft_row", "task_and_variant"]
 
 
-def task_and_variant(run: dict[str, Any]) -> tuple[str, str | None]:
+def task_and_variant(run: dict[str, JSON]) -> tuple[str, str | None]:
     """The task id and the variant's instance id (``TASK-010#17``; None for a plain task)."""
     task_id = str(run.get("taskId", ""))
     variant = run.get("variant")
@@ -36,13 +36,13 @@ def task_and_variant(run: dict[str, Any]) -> tuple[str, str | None]:
     return task_id, None
 
 
-def identity_of(run: dict[str, Any]) -> dict[str, Any] | None:
+def identity_of(run: dict[str, JSON]) -> dict[str, JSON] | None:
     """``run.json``'s ``agentIdentity`` (model agents), or None."""
     identity = run.get("agentIdentity")
     return dict(identity) if isinstance(identity, dict) else None
 
 
-def _head(run: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+def _head(run: dict[str, JSON], result: dict[str, JSON]) -> dict[str, JSON]:
     task_id, variant = task_and_variant(run)
     return {
         "runId": run.get("runId"),
@@ -66,8 +66,8 @@ def _last(folder: Path, turns: list[ModelTurn], kind: str) -> ModelTurn:
 
 
 def sft_row(
-    folder: Path, run: dict[str, Any], result: dict[str, Any], turns: list[ModelTurn]
-) -> dict[str, Any]:
+    folder: Path, run: dict[str, JSON], result: dict[str, JSON], turns: list[ModelTurn]
+) -> dict[str, JSON]:
     """The rollout as one chat sample (see the module docstring)."""
     last = _last(folder, turns, "sft")
     return {
@@ -78,8 +78,8 @@ def sft_row(
 
 
 def rl_row(
-    folder: Path, run: dict[str, Any], result: dict[str, Any], turns: list[ModelTurn]
-) -> dict[str, Any]:
+    folder: Path, run: dict[str, JSON], result: dict[str, JSON], turns: list[ModelTurn]
+) -> dict[str, JSON]:
     """The rollout as token sequences with a loss mask (see the module docstring)."""
     _last(folder, turns, "rl")
     for turn in turns:

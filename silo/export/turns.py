@@ -17,9 +17,9 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from silo.errors import ArtifactError
+from silo.json_types import JSON
 
 __all__ = ["ModelTurn", "model_turns", "openai_messages", "openai_tools"]
 
@@ -29,10 +29,10 @@ class ModelTurn:
     """One completion as the model saw and produced it (messages in OpenAI chat format)."""
 
     turn: int
-    prompt: list[dict[str, Any]]
-    completion: dict[str, Any]
-    tools: list[dict[str, Any]]
-    finish_reason: Any
+    prompt: list[dict[str, JSON]]
+    completion: dict[str, JSON]
+    tools: list[dict[str, JSON]]
+    finish_reason: JSON
     prompt_token_ids: list[int] | None
     completion_token_ids: list[int] | None
     completion_logprobs: list[float] | None
@@ -40,7 +40,7 @@ class ModelTurn:
 
 def model_turns(trace: Path) -> list[ModelTurn]:
     """Every ``model_step`` of ``trace`` as a :class:`ModelTurn`, in trace order."""
-    steps: dict[int, tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]] = {}
+    steps: dict[int, tuple[list[dict[str, JSON]], dict[str, JSON], list[dict[str, JSON]]]] = {}
     turns: list[ModelTurn] = []
     for event in _events(trace):
         prompt = event.get("prompt") if isinstance(event.get("prompt"), Mapping) else {}
@@ -53,7 +53,7 @@ def model_turns(trace: Path) -> list[ModelTurn]:
         new = list(prompt.get("messages") or [])
         if base is None:
             leads = bool(new) and new[0].get("role") in ("system", "developer")
-            messages: list[dict[str, Any]] = [] if leads else _system(prompt.get("system"))
+            messages: list[dict[str, JSON]] = [] if leads else _system(prompt.get("system"))
             tools = openai_tools(api, prompt.get("tools") or [])
         elif base in steps:
             before, answered, tools = steps[base]
@@ -82,7 +82,7 @@ def model_turns(trace: Path) -> list[ModelTurn]:
     return turns
 
 
-def _events(trace: Path) -> Iterable[dict[str, Any]]:
+def _events(trace: Path) -> Iterable[dict[str, JSON]]:
     try:
         lines = trace.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -97,21 +97,21 @@ def _events(trace: Path) -> Iterable[dict[str, Any]]:
             yield event
 
 
-def _system(system: Any) -> list[dict[str, Any]]:
+def _system(system: JSON) -> list[dict[str, JSON]]:
     if isinstance(system, list):  # Anthropic's system blocks
         system = "".join(b.get("text", "") for b in system if isinstance(b, Mapping))
     return [{"role": "system", "content": system}] if system else []
 
 
-def _ints(value: Any) -> list[int] | None:
+def _ints(value: JSON) -> list[int] | None:
     return [int(v) for v in value] if isinstance(value, list) else None
 
 
-def _floats(value: Any) -> list[float] | None:
+def _floats(value: JSON) -> list[float] | None:
     return [float(v) for v in value] if isinstance(value, list) else None
 
 
-def openai_tools(api: str, tools: list[Any]) -> list[dict[str, Any]]:
+def openai_tools(api: str, tools: list[JSON]) -> list[dict[str, JSON]]:
     """Tool specs as OpenAI chat ``tools`` (``{"type": "function", "function": {...}}``)."""
     if api != "anthropic.messages":
         return [dict(t) for t in tools]
@@ -128,11 +128,11 @@ def openai_tools(api: str, tools: list[Any]) -> list[dict[str, Any]]:
     ]
 
 
-def openai_messages(api: str, messages: list[Any]) -> list[dict[str, Any]]:
+def openai_messages(api: str, messages: list[JSON]) -> list[dict[str, JSON]]:
     """Messages in OpenAI chat format; Anthropic content blocks become messages and tool calls."""
     if api != "anthropic.messages":
         return [dict(m) for m in messages]
-    converted: list[dict[str, Any]] = []
+    converted: list[dict[str, JSON]] = []
     for message in messages:
         role, content = message.get("role"), message.get("content")
         if isinstance(content, str):
@@ -144,7 +144,7 @@ def openai_messages(api: str, messages: list[Any]) -> list[dict[str, Any]]:
     return converted
 
 
-def _assistant(blocks: list[Mapping[str, Any]]) -> dict[str, Any]:
+def _assistant(blocks: list[Mapping[str, JSON]]) -> dict[str, JSON]:
     """An Anthropic assistant turn: its text, and its ``tool_use`` blocks as tool calls."""
     text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     calls = [
@@ -156,15 +156,15 @@ def _assistant(blocks: list[Mapping[str, Any]]) -> dict[str, Any]:
         for b in blocks
         if b.get("type") == "tool_use"
     ]
-    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    message: dict[str, JSON] = {"role": "assistant", "content": text or None}
     if calls:
         message["tool_calls"] = calls
     return message
 
 
-def _user_blocks(blocks: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _user_blocks(blocks: list[Mapping[str, JSON]]) -> list[dict[str, JSON]]:
     """An Anthropic user turn: ``tool_result`` blocks become ``tool`` messages, text a user one."""
-    messages: list[dict[str, Any]] = []
+    messages: list[dict[str, JSON]] = []
     text: list[str] = []
     for block in blocks:
         if block.get("type") == "tool_result":
@@ -182,7 +182,7 @@ def _user_blocks(blocks: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return messages
 
 
-def _text(content: Any) -> str:
+def _text(content: JSON) -> str:
     if isinstance(content, list):
         return "".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping))
     return "" if content is None else str(content)

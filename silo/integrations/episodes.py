@@ -31,11 +31,12 @@ from typing import Any
 
 from silo.agents.contract import RunLimitError
 from silo.errors import ConfigError, SessionError
+from silo.json_types import JSON
 from silo.loading.environment import Environment, find_project_dir, load_environment
 from silo.rollout.core import RolloutResult
 from silo.rollout.session import Session, open_session
 from silo.tasks import Task
-from silo.users.resolve import resolve_user
+from silo.users.resolve import UserChoice, resolve_user
 
 __all__ = [
     "EpisodeSpec",
@@ -56,12 +57,12 @@ class EpisodeSpec:
     env: str
     task: str | None = None
     seed: int = 0
-    budget: Mapping[str, Any] = field(default_factory=dict)
+    budget: Mapping[str, JSON] = field(default_factory=dict)
     runs_dir: Path | None = None
     project_dir: Path | None = None
     write_artifacts: bool = True
     agent_label: str = "session"
-    user: Any = None
+    user: UserChoice = None
 
     def opening(self, task: Task) -> str | None:
         """The user's first message when ``task``'s rollouts talk to a user, else None.
@@ -85,7 +86,7 @@ class EpisodeSpec:
         self,
         environment: Environment,
         task: str | None = None,
-        run_fields: Mapping[str, Any] | None = None,
+        run_fields: Mapping[str, JSON] | None = None,
     ) -> Session:
         """Open one rollout of ``task`` (or the fixed task) on a fresh world."""
         chosen = task or self.task
@@ -127,7 +128,7 @@ def served_tasks(
     return chosen
 
 
-def outcome(result: RolloutResult) -> dict[str, Any]:
+def outcome(result: RolloutResult) -> dict[str, JSON]:
     """What a client learns when its episode ends: verdict, reward, checks, run folder."""
     record = result.result
     return {
@@ -143,7 +144,7 @@ def outcome(result: RolloutResult) -> dict[str, Any]:
 
 def call_or_end(
     session: Session, name: str, arguments: Any
-) -> tuple[dict[str, Any], RolloutResult | None]:
+) -> tuple[dict[str, JSON], RolloutResult | None]:
     """One tool call's ToolResult and None, or the refusal and the graded rollout.
 
     Once a budget (tool calls, deadline) ended the rollout, the call's refusal comes back as an
@@ -155,7 +156,7 @@ def call_or_end(
         return _refused_at_end(session, exc)
 
 
-def message_or_end(session: Session, text: Any) -> tuple[dict[str, Any], RolloutResult | None]:
+def message_or_end(session: Session, text: Any) -> tuple[dict[str, JSON], RolloutResult | None]:
     """One message to the user: the reply and None, or a refusal (and the rollout it ended).
 
     The reply is the session's ``{"text", "ended", "isError"}`` (a message after the user
@@ -172,14 +173,14 @@ def message_or_end(session: Session, text: Any) -> tuple[dict[str, Any], Rollout
         return _refused_at_end(session, exc)
 
 
-def invalid_action(message: str) -> dict[str, Any]:
+def invalid_action(message: str) -> dict[str, JSON]:
     """The error observation of an action that is not one: ``invalid_action`` and why."""
     return {"output": {"code": "invalid_action", "message": message}, "isError": True}
 
 
 def _refused_at_end(
     session: Session, exc: RunLimitError
-) -> tuple[dict[str, Any], RolloutResult | None]:
+) -> tuple[dict[str, JSON], RolloutResult | None]:
     ended = session.result if session.finished else session.finish(None)
     return {"output": {"code": exc.reason, "message": str(exc)}, "isError": True}, ended
 
@@ -237,7 +238,7 @@ class EpisodeTable:
             return self._sessions.get(handle)
 
     def start(
-        self, handle: str, task: str | None = None, run_fields: Mapping[str, Any] | None = None
+        self, handle: str, task: str | None = None, run_fields: Mapping[str, JSON] | None = None
     ) -> Session:
         """The handle's session, opening it on the fixed task (or ``task``) if none yet.
 

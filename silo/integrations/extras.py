@@ -7,9 +7,7 @@ of a ``ModuleNotFoundError`` traceback from deep inside an import.
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-
-from silo.distribution import install_hint
+from silo.distribution import install_hint, installed
 from silo.errors import ConfigError
 
 __all__ = ["require"]
@@ -17,11 +15,7 @@ __all__ = ["require"]
 
 def require(module: str, extra: str, what: str) -> None:
     """Raise a one-line SiloError when ``module`` (needed by ``what``) is not installed."""
-    try:
-        found = find_spec(module) is not None
-    except (ImportError, ValueError):
-        found = False
-    if not found:
+    if not installed(module):
         raise ConfigError(
             "extra_missing",
             f"{what} needs the [{extra}] extra; install it with {install_hint(extra)}",

@@ -39,6 +39,8 @@ from pathlib import Path
 from typing import Any, SupportsFloat
 
 from silo.integrations.extras import require
+from silo.json_types import JSON
+from silo.users.resolve import UserChoice
 
 require("gymnasium", "gym", "silo.gym")
 
@@ -46,15 +48,7 @@ import gymnasium as gym  # noqa: E402  (after the extra check, so a missing extr
 from gymnasium import spaces  # noqa: E402
 
 from silo.errors import ConfigError  # noqa: E402
-from silo.integrations.episodes import (  # noqa: E402
-    EpisodeSpec,
-    call_or_end,
-    close_if_open,
-    invalid_action,
-    message_or_end,
-    outcome,
-    served_tasks,
-)
+from silo.integrations import episodes  # noqa: E402
 from silo.rollout.core import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
@@ -83,15 +77,15 @@ class SiloEnv(gym.Env[str, str]):
         *,
         tasks: str | Sequence[str] | None = None,
         sampling: str = "cycle",
-        budget: dict[str, Any] | None = None,
+        budget: dict[str, JSON] | None = None,
         runs_dir: str | Path | None = None,
         project_dir: str | Path | None = None,
         write_artifacts: bool = True,
         max_text: int = MAX_TEXT,
         render_mode: str | None = None,
-        user: Any = None,
+        user: UserChoice = None,
     ) -> None:
-        self.episode_spec = EpisodeSpec(
+        self.episode_spec = episodes.EpisodeSpec(
             env=env,
             budget=dict(budget or {}),
             runs_dir=Path(runs_dir) if runs_dir else None,
@@ -101,7 +95,7 @@ class SiloEnv(gym.Env[str, str]):
             user=user,
         )
         self._environment = self.episode_spec.load()
-        self.tasks = served_tasks(self._environment, task, tasks)
+        self.tasks = episodes.served_tasks(self._environment, task, tasks)
         for task_id in self.tasks:  # an unknown id or a bad user= fails here, not mid-training
             self.episode_spec.opening(self._environment.task(task_id))
         if sampling not in SAMPLINGS:
@@ -116,14 +110,14 @@ class SiloEnv(gym.Env[str, str]):
         self.observation_space = spaces.Text(max_text, min_length=0, charset=charset)
         self.action_space = spaces.Text(max_text, min_length=0, charset=charset)
         self._session: Session | None = None
-        self._pending: tuple[EpisodeSpec, str] | None = None
+        self._pending: tuple[episodes.EpisodeSpec, str] | None = None
         self._next = 0
         self.last_result: RolloutResult | None = None
         self._last = ""
 
     def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any]]:
+        self, *, seed: int | None = None, options: dict[str, JSON] | None = None
+    ) -> tuple[str, dict[str, JSON]]:
         """End any open episode and choose the next; observe its instruction and tools.
 
         The rollout itself opens at the episode's first step, so an episode that never takes
@@ -137,7 +131,7 @@ class SiloEnv(gym.Env[str, str]):
         self._pending = (spec, task_id)
         self.last_result = None
         opening = spec.opening(task)
-        observation: dict[str, Any] = {
+        observation: dict[str, JSON] = {
             "instruction": task.instruction if opening is None else opening,
             "tools": self._tool_specs,
         }
@@ -146,7 +140,7 @@ class SiloEnv(gym.Env[str, str]):
         self._last = _text(observation, self.max_text)
         return self._last, info
 
-    def _choose(self, seed: int | None, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _choose(self, seed: int | None, options: dict[str, JSON]) -> tuple[str, dict[str, JSON]]:
         """The episode's task id (or variant's instance id) and the info that names it."""
         unknown = set(options) - {"task", "variant"}
         if unknown:
@@ -188,26 +182,28 @@ class SiloEnv(gym.Env[str, str]):
             self._session = spec.open(self._environment, task_id)
         return self._session
 
-    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, JSON]]:
         """Make one tool call, send the user a message or give the answer (see the module)."""
         session = self._opened()
         if session is None:
             raise gym.error.ResetNeeded("call reset() before step(): the episode has ended")
         parsed = self._parse(action, session.has_user)
         if isinstance(parsed, str):
-            return self._observe(invalid_action(parsed), 0.0, False, False, {})
+            return self._observe(episodes.invalid_action(parsed), 0.0, False, False, {})
         if "answer" in parsed:
             result = session.finish(parsed["answer"])
             return self._end(result, result.reward, terminated=True)
         if "message_user" in parsed:
-            observed, ended = message_or_end(session, parsed["message_user"])
+            observed, ended = episodes.message_or_end(session, parsed["message_user"])
         else:
-            observed, ended = call_or_end(session, parsed["tool"], parsed.get("arguments", {}))
+            observed, ended = episodes.call_or_end(
+                session, parsed["tool"], parsed.get("arguments", {})
+            )
         if ended is not None:  # graded as the world stands, like result.json
             return self._end(ended, ended.reward, terminated=False, observation=observed)
         return self._observe(observed, 0.0, False, False, {})
 
-    def _parse(self, action: str, has_user: bool) -> dict[str, Any] | str:
+    def _parse(self, action: str, has_user: bool) -> dict[str, JSON] | str:
         """The action as a dict, or the one-line reason it is not a valid action."""
         message = ', {"message_user": "<text>"}' if has_user else ""
         shape = f'an action is JSON: {TOOL_ACTION}{message} or {{"answer": ...}}'
@@ -229,23 +225,23 @@ class SiloEnv(gym.Env[str, str]):
         reward: float,
         *,
         terminated: bool,
-        observation: dict[str, Any] | None = None,
-    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        observation: dict[str, JSON] | None = None,
+    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, JSON]]:
         self._session = None
         self.last_result = result
-        info = {"outcome": outcome(result)}
+        info = {"outcome": episodes.outcome(result)}
         return self._observe(
             observation or info["outcome"], reward, terminated, not terminated, info
         )
 
     def _observe(
         self,
-        observation: dict[str, Any],
+        observation: dict[str, JSON],
         reward: float,
         terminated: bool,
         truncated: bool,
-        info: dict[str, Any],
-    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        info: dict[str, JSON],
+    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, JSON]]:
         self._last = _text(observation, self.max_text)
         return self._last, reward, terminated, truncated, info
 
@@ -254,7 +250,7 @@ class SiloEnv(gym.Env[str, str]):
         return self._last if self.render_mode == "ansi" else None
 
     def _end_open_episode(self) -> None:
-        close_if_open(self._session)
+        episodes.close_if_open(self._session)
         self._session = None
         self._pending = None  # never opened: nothing to record
 

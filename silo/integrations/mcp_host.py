@@ -7,8 +7,9 @@ mcp_http.Gate` in front of the SDK's app. :class:`McpHost` serves the same in a 
 caller's process, for a harness (or a trainer) that gives each rollout its own episode:
 ``new_episode()`` is an episode id and URL for any MCP client, ``end_episode(id)`` ends it (its
 record written) and returns the graded result, ``stop()`` ends what is still open. Both close
-the episodes of clients gone silent for ``idle_timeout_s``. The SDK's error logs are one line
-each, and a client gone mid-request logs nothing.
+the episodes of clients gone silent for ``idle_timeout_s``, and those of handshake-era clients
+whose event stream dropped ``drop_grace_s`` ago (see :mod:`silo.integrations.mcp_http`). The
+SDK's error logs are one line each, and a client gone mid-request logs nothing.
 """
 
 from __future__ import annotations

@@ -19,6 +19,14 @@ a one-line JSON reason. At most ``max_sessions`` MCP sessions stay open: past it
 recently used one without a request in flight is ended and recorded (never a lock-out). A
 session or episode with no request for ``idle_timeout_s`` (default: the task's time budget) is
 ended and recorded, so a client that went away costs nothing after its rollout's budget.
+
+A client that keeps a standing connection (a handshake-era session's ``GET`` event stream, at
+``/mcp`` or on an episode URL) and loses it without a ``DELETE`` (killed, crashed, unplugged)
+is noticed sooner: when that stream's connection drops and no request of the session follows
+within ``drop_grace_s`` (longer than the SDKs' reconnection delay), its episode is ended and
+recorded ("its client went away"; :mod:`silo.integrations.mcp_drops`). A stateless client (POST
+only, no stream) has no standing connection to lose, so only ``DELETE`` or the idle timeout end
+it.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -42,12 +51,25 @@ from anyio import to_thread  # noqa: E402  (after the extra check, so a missing 
 
 from silo.errors import ConfigError  # noqa: E402
 from silo.integrations.episodes import EpisodeTable  # noqa: E402
+from silo.integrations.mcp_drops import DropWatch  # noqa: E402
 
-__all__ = ["TOKEN_ENV", "Gate", "HttpOptions", "check_exposure", "is_loopback", "new_token"]
+__all__ = [
+    "DROP_GRACE_S",
+    "TOKEN_ENV",
+    "WENT_AWAY",
+    "Gate",
+    "HttpOptions",
+    "check_exposure",
+    "is_loopback",
+    "new_token",
+]
 
 TOKEN_ENV = "SILO_MCP_TOKEN"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 MAX_IDLE_S = 1800.0  # the SDK's own default: no client is held longer, whatever the budget
+# Above the mcp SDKs' reconnection delay of a dropped event stream (1 s in Python and TypeScript).
+DROP_GRACE_S = 5.0
+WENT_AWAY = "ended when its client went away (its connection dropped)"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -67,6 +89,7 @@ class HttpOptions:
     max_sessions: int = 256
     max_episodes: int = 256
     idle_timeout_s: float = MAX_IDLE_S
+    drop_grace_s: float = DROP_GRACE_S
 
 
 def is_loopback(host: str) -> bool:
@@ -127,11 +150,15 @@ class Gate:
         self._lock = threading.Lock()
         self._sessions: dict[str, float] = {}  # MCP session id -> last use, oldest first
         self._busy: dict[str, int] = {}  # MCP session id -> requests in flight
+        self.drops = DropWatch(options.drop_grace_s)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection event (lifespan passes through)."""
         if scope["type"] == "lifespan":
-            await self.inner(scope, receive, send)
+            # The lifespan lasts as long as the server: drop timers run beside it, and are
+            # cancelled with it rather than holding the shutdown up.
+            async with self.drops.running():
+                await self.inner(scope, receive, send)
             return
         if scope["type"] != "http":  # websockets: nothing here speaks them, and none is checked
             return
@@ -187,12 +214,22 @@ class Gate:
             return
         headers = [(k, v) for k, v in scope["headers"] if k != b"x-silo-episode"]
         headers.append((b"x-silo-episode", handle.encode()))
-        await self._forward(
-            {**scope, "path": "/mcp", "raw_path": b"/mcp", "headers": headers}, receive, send
-        )
+        inner = {**scope, "path": "/mcp", "raw_path": b"/mcp", "headers": headers}
+        sid = _header(scope, b"mcp-session-id")
+        if sid is not None:
+            self.drops.seen(sid)
+            if method == "GET":
+                await self._stream(inner, receive, send, sid, handle)
+                return
+        await self._forward(inner, receive, send)
 
     async def _session(self, scope: Scope, receive: Receive, send: Send) -> None:
         sid = _header(scope, b"mcp-session-id")
+        if sid is not None:
+            self.drops.seen(sid)
+            if scope["method"] == "GET":
+                await self._stream(scope, receive, send, sid, None)
+                return
         # Only calls make a session busy: a client's open GET stream says nothing about
         # whether anyone still drives it.
         counted = sid if scope["method"] == "POST" else None
@@ -228,6 +265,32 @@ class Gate:
             self._use(sid, 0)
             await self._enforce_cap(scope, sid)
 
+    async def _stream(
+        self, scope: Scope, receive: Receive, send: Send, sid: str, episode: str | None
+    ) -> None:
+        """Serve a session's event stream, watched for its connection dropping."""
+
+        async def serve(receiving: Receive) -> None:
+            await self._forward(scope, receiving, send)
+
+        busy = partial(self._is_busy, sid)
+        gone = partial(self._went_away, sid, scope, episode)
+        await self.drops.stream(sid, serve, receive, busy, gone)
+
+    def _is_busy(self, sid: str) -> bool:
+        with self._lock:
+            return self._busy.get(sid, 0) > 0
+
+    async def _went_away(self, sid: str, scope: Scope, episode: str | None) -> None:
+        """End the session (and its episode) whose client went away, if still open."""
+        if episode is None:
+            with self._lock:
+                open_here = sid in self._sessions
+        else:
+            open_here = self.table.known(episode)
+        if open_here:
+            await self.end_session(sid, scope, WENT_AWAY, handle=episode)
+
     def _use(self, sid: str, delta: int) -> None:
         with self._lock:
             self._sessions.pop(sid, None)
@@ -251,8 +314,13 @@ class Gate:
                 oldest = idle[0]
             await self.end_session(oldest, scope, "evicted (silo-mcp's max_sessions reached)")
 
-    async def end_session(self, sid: str, scope: Scope, why: str) -> None:
-        """End an MCP session as its client's DELETE would, and record its rollout."""
+    async def end_session(
+        self, sid: str, scope: Scope, why: str, handle: str | None = None
+    ) -> None:
+        """End an MCP session as its client's DELETE would, and record its rollout.
+
+        ``handle`` is the session's episode when it came through an episode URL.
+        """
         self._forget(sid)
         headers = [(b"host", b"127.0.0.1"), (b"mcp-session-id", sid.encode())]
         delete = {
@@ -268,7 +336,8 @@ class Gate:
             return None
 
         await self.inner(delete, _no_body, discard)
-        await to_thread.run_sync(self.table.close, sid, why)
+        # An episode handed out is recorded even with no call, as its DELETE would.
+        await to_thread.run_sync(self.table.close, handle or sid, why, handle is not None)
 
     def forget_idle(self, idle_s: float) -> None:
         """Stop tracking sessions idle for ``idle_s``: the SDK has ended them by then."""

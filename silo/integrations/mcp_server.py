@@ -28,7 +28,6 @@ after one tool call without ``silo_finish`` warns that the client starts a proce
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -62,6 +61,7 @@ from silo.integrations.mcp_tools import (  # noqa: E402
     message_tool,
     prompt_text,
 )
+from silo.integrations.mcp_tools import tool_result as _result  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
 __all__ = [
@@ -85,16 +85,6 @@ _STDIO_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 def _say(message: str) -> None:
     sys.stderr.write(f"silo-mcp: {message}\n")
     sys.stderr.flush()
-
-
-def _result(payload: Any, is_error: bool = False) -> types.CallToolResult:
-    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-    structured = payload if isinstance(payload, dict) else None
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structured_content=structured,
-        is_error=is_error,
-    )
 
 
 def _error(tool: str, code: str, message: str) -> types.CallToolResult:

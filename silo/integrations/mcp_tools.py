@@ -13,11 +13,13 @@ simulation), so that clients may approve reads without asking. :func:`instructio
 server's instructions and as a prompt (a conversational task's: the user's opening). The
 opening is in all of these because MCP clients differ in what reaches the model: instructions
 and prompts are optional for a client (a prompt is sent only when the user picks it), while
-tool descriptions and tool results always are.
+tool descriptions and tool results always are. :func:`tool_result` is the answer to a
+``tools/call`` every MCP door of Silo gives (silo-mcp's and the harness agents').
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from silo.integrations.extras import require
@@ -28,6 +30,7 @@ import mcp_types as types  # noqa: E402  (after the extra check, so a missing ex
 
 from silo.errors import EnvironmentLoadError  # noqa: E402
 from silo.integrations.episodes import EpisodeSpec  # noqa: E402
+from silo.json_types import JSON  # noqa: E402
 from silo.loading.environment import Environment  # noqa: E402
 from silo.tasks import Task  # noqa: E402
 
@@ -42,6 +45,7 @@ __all__ = [
     "instructions",
     "message_tool",
     "prompt_text",
+    "tool_result",
 ]
 
 FINISH_TOOL = "silo_finish"
@@ -180,3 +184,14 @@ def prompt_text(spec: EpisodeSpec, task: Task) -> str:
     """A task's prompt: the user's opening message, or the instruction (no user)."""
     opening = spec.opening(task)
     return task.instruction if opening is None else opening
+
+
+def tool_result(payload: JSON, is_error: bool = False) -> types.CallToolResult:
+    """A ``tools/call`` answer: ``payload`` as text (JSON unless a string), structured if an object."""
+    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+    structured = payload if isinstance(payload, dict) else None
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=structured,
+        is_error=is_error,
+    )

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from silo.integrations.extras import require
+from silo.json_types import JSON
 
 require("openenv", "openenv", "silo.integrations.openenv_env")
 
@@ -33,14 +34,7 @@ from openenv.core.env_server.types import Action, Observation, State  # noqa: E4
 from pydantic import Field  # noqa: E402
 
 from silo.errors import ConfigError  # noqa: E402
-from silo.integrations.episodes import (  # noqa: E402
-    EpisodeSpec,
-    call_or_end,
-    close_if_open,
-    invalid_action,
-    message_or_end,
-    outcome,
-)
+from silo.integrations import episodes  # noqa: E402
 from silo.loading.environment import Environment as SiloEnvironment  # noqa: E402
 from silo.rollout.core import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
@@ -53,7 +47,7 @@ class SiloAction(Action):  # type: ignore[misc]
     """A tool call (``tool``, ``arguments``), a ``message_user``, or else the final ``answer``."""
 
     tool: str | None = Field(default=None, description="The tool to call; omit to answer.")
-    arguments: dict[str, Any] = Field(default_factory=dict, description="The tool's input.")
+    arguments: dict[str, JSON] = Field(default_factory=dict, description="The tool's input.")
     # Any, not str: a wrong type gets the session's one line, like every other integration.
     message_user: Any = Field(
         default=None, description="A message (text) to the task's user; omit tool to send it."
@@ -65,11 +59,11 @@ class SiloObservation(Observation):  # type: ignore[misc]
     """What the agent sees: the task after reset, a tool's result, or the graded outcome."""
 
     instruction: str = ""
-    tools: list[dict[str, Any]] = Field(default_factory=list)
+    tools: list[dict[str, JSON]] = Field(default_factory=list)
     opening: str | None = None
-    result: dict[str, Any] | None = None
-    reply: dict[str, Any] | None = None
-    outcome: dict[str, Any] | None = None
+    result: dict[str, JSON] | None = None
+    reply: dict[str, JSON] | None = None
+    outcome: dict[str, JSON] | None = None
 
 
 class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ignore[misc]
@@ -77,7 +71,7 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
 
     SUPPORTS_CONCURRENT_SESSIONS = True  # every instance holds its own Session and world
 
-    def __init__(self, spec: EpisodeSpec, environment: SiloEnvironment) -> None:
+    def __init__(self, spec: episodes.EpisodeSpec, environment: SiloEnvironment) -> None:
         super().__init__()
         self._spec = spec
         self._environment = environment
@@ -110,9 +104,11 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         self._state.step_count += 1
         if action.message_user is not None:
             if action.tool is not None:
-                refused = invalid_action("give tool or message_user in one action, not both")
+                refused = episodes.invalid_action(
+                    "give tool or message_user in one action, not both"
+                )
                 return SiloObservation(result=refused, reward=0.0)
-            reply, ended = message_or_end(session, action.message_user)
+            reply, ended = episodes.message_or_end(session, action.message_user)
             if ended is None:
                 key = "result" if "output" in reply else "reply"  # an invalid action, or a reply
                 return SiloObservation(**{key: reply}, reward=0.0)
@@ -120,17 +116,21 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         if action.tool is None:
             answered = session.finish(action.answer)
             self._session = None
-            return SiloObservation(outcome=outcome(answered), done=True, reward=answered.reward)
-        result, ended = call_or_end(session, action.tool, action.arguments)
+            return SiloObservation(
+                outcome=episodes.outcome(answered), done=True, reward=answered.reward
+            )
+        result, ended = episodes.call_or_end(session, action.tool, action.arguments)
         if ended is None:
             return SiloObservation(result=result, reward=0.0)
         return self._ended(ended, result=result)
 
-    def _ended(self, ended: RolloutResult, result: dict[str, Any]) -> SiloObservation:
+    def _ended(self, ended: RolloutResult, result: dict[str, JSON]) -> SiloObservation:
         """A budget or the deadline ended the rollout: the refusal and the graded outcome."""
         self._session = None
         reward = ended.reward  # graded as the world stands, like result.json
-        return SiloObservation(result=result, outcome=outcome(ended), done=True, reward=reward)
+        return SiloObservation(
+            result=result, outcome=episodes.outcome(ended), done=True, reward=reward
+        )
 
     @property
     def state(self) -> State:
@@ -138,7 +138,7 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         return self._state
 
     def _end_open_episode(self) -> None:
-        close_if_open(self._session)
+        episodes.close_if_open(self._session)
         self._session = None
 
     def close(self) -> None:
@@ -146,13 +146,13 @@ class SiloOpenEnv(Environment[SiloAction, SiloObservation, State]):  # type: ign
         self._end_open_episode()
 
 
-def _with_seed(spec: EpisodeSpec, seed: int) -> EpisodeSpec:
+def _with_seed(spec: episodes.EpisodeSpec, seed: int) -> episodes.EpisodeSpec:
     from dataclasses import replace
 
     return replace(spec, seed=seed)
 
 
-def create_openenv_app(spec: EpisodeSpec, *, max_concurrent_envs: int = 16) -> FastAPI:
+def create_openenv_app(spec: episodes.EpisodeSpec, *, max_concurrent_envs: int = 16) -> FastAPI:
     """OpenEnv's app serving ``spec``; the environment (and task) are checked here, once."""
     environment = spec.load()
     if max_concurrent_envs < 1:

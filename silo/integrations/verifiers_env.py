@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from silo.integrations.extras import require
+from silo.json_types import JSON
 
 require("verifiers.v1", "verifiers", "silo.integrations.verifiers_env")
 
@@ -58,7 +59,7 @@ class SiloTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
     env: str = "crm"
     tasks: list[str] = []  # empty: every task of the environment
     seed: int = 0
-    budget: dict[str, Any] = {}
+    budget: dict[str, JSON] = {}
     runs_dir: str | None = None
     project_dir: str | None = None
 
@@ -128,7 +129,7 @@ def _opening(session: Session) -> str:
     return f"{session.instruction}\n\nTools: {json.dumps(tools)}\n\n{PROTOCOL}"
 
 
-def _act(session: Session, reply: str) -> tuple[RolloutResult | None, dict[str, Any]]:
+def _act(session: Session, reply: str) -> tuple[RolloutResult | None, dict[str, JSON]]:
     """The reply carried out: the finished result, or None and what the model observes."""
     text = reply.strip()
     if text.startswith("```") and text.endswith("```"):  # a fenced JSON reply

@@ -12,17 +12,26 @@ item's) keys the cache.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from silo.errors import TaskError
+from silo.artifacts.run_reader import load_run
+from silo.errors import SiloException, TaskError
 from silo.jsonio import canonical
 from silo.tasks import Task
 
-__all__ = ["ABOUT", "Judge", "Material", "RubricItem", "Verdict", "material_of", "rubric_items"]
+__all__ = [
+    "ABOUT",
+    "Judge",
+    "JudgeError",
+    "Material",
+    "RubricItem",
+    "Verdict",
+    "material_of",
+    "rubric_items",
+]
 
 ABOUT = ("conversation", "answer", "changes")
 
@@ -44,12 +53,17 @@ class RubricItem:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A judge's grade of one item: ``pass``, ``fail`` or ``abstain``, and why."""
+    """A judge's grade of one item: ``pass``, ``fail`` or ``abstain``, and why.
+
+    ``steps`` are the trace events of the calls it took (a model judge's ``judge_step``), for
+    the run's ``trace.jsonl``; they are neither cached nor part of ``judgement.json``.
+    """
 
     verdict: str
     reason: str
     model: str | None = None
     usage: Mapping[str, int] = field(default_factory=dict)
+    steps: tuple[Mapping[str, Any], ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -72,6 +86,14 @@ class Material:
             }
         )
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+class JudgeError(SiloException):
+    """A judge failed to grade (a model judge's endpoint); ``steps`` are the events it made."""
+
+    def __init__(self, message: str, steps: tuple[Mapping[str, Any], ...] = ()) -> None:
+        super().__init__(message)
+        self.steps = steps
 
 
 class Judge(Protocol):
@@ -115,10 +137,10 @@ def rubric_items(task: Task) -> list[RubricItem]:
 
 
 def material_of(run_dir: Path) -> Material:
-    """The :class:`Material` of a finished run folder."""
+    """The :class:`Material` of a finished run folder (read as the viewer reads it)."""
+    run = load_run(run_dir)
     conversation, calls, answer = [], [], ""
-    for line in (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines():
-        event = json.loads(line) if line else {}
+    for event in run.events():
         kind = event.get("type")
         if kind == "user_message":
             conversation.append(
@@ -129,6 +151,4 @@ def material_of(run_dir: Path) -> Material:
         elif kind == "agent_output":
             output = event.get("output")
             answer = output if isinstance(output, str) else canonical(output)
-    diff_path = run_dir / "state-diff.json"
-    diff = json.loads(diff_path.read_text(encoding="utf-8")) if diff_path.is_file() else {}
-    return Material(tuple(conversation), answer, diff, tuple(calls))
+    return Material(tuple(conversation), answer, run.diff or {}, tuple(calls))

@@ -7,6 +7,7 @@ could load; :func:`~silo.loading.environment.load_environment` gives the complet
 :class:`~silo.loading.definition.Environment` definition through an explicit
 :class:`~silo.loading.environment.EnvironmentCache`. User files are imported as private packages
 so relative imports work (:mod:`silo.loading.modules`); :mod:`silo.loading.project` finds the
-project and its environment folders. Depends on the authoring contracts only, never on the
+project and its environment folders; :mod:`silo.loading.discovery` turns what a rollout's
+caller named into its environment, task and runs folder. Depends on the authoring contracts only, never on the
 rollout layer.
 """

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from silo.errors import TaskError
+from silo.json_types import JSON
 from silo.tasks import Task
 from silo.tools import Tool
-from silo.variants import Template, instance_count, instantiate, split_instance_id
+from silo.variants import Generator, Template, instance_count, instantiate, split_instance_id
 from silo.verifiers import Verifier
 
 __all__ = ["DEFAULT_ENTRYPOINT", "MANIFEST", "Environment", "Manifest", "solver_file"]
@@ -47,7 +48,9 @@ class Manifest:
     ``id_patterns`` (``idPatterns``) are regular expressions of the record ids task
     instructions may name, beside the shapes ``silo-validate`` infers from the data.
     ``reward`` is how its tasks' checks become a reward (``weighted`` or ``binary``) unless a
-    task file says otherwise.
+    task file says otherwise. ``combined_reward`` (``combinedReward``) is the formula its judged
+    tasks mix the checks' reward and judged items with, unless a task file gives its own
+    (checked where it is used, :mod:`silo.judges.reward`); None: the checks' reward alone.
     """
 
     name: str
@@ -58,6 +61,7 @@ class Manifest:
     present: bool = False
     id_patterns: tuple[str, ...] = ()
     reward: str = "weighted"
+    combined_reward: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -74,9 +78,9 @@ class Environment:
     package: str
     templates: dict[str, Template] = field(default_factory=dict)
     # The entrypoint's ``generators``: name -> fn(initial_world, seed) -> parameters.
-    generators: Mapping[str, Any] = field(default_factory=dict)
+    generators: Mapping[str, Generator] = field(default_factory=dict)
     _instances: dict[str, Task] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _world: list[Any] = field(default_factory=list, init=False, repr=False, compare=False)
+    _world: list[JSON] = field(default_factory=list, init=False, repr=False, compare=False)
     _lock: threading.Lock = field(
         default_factory=threading.Lock, init=False, repr=False, compare=False
     )
@@ -158,6 +162,6 @@ class Environment:
         relative = self.solver_path.relative_to(self.root).with_suffix("")
         return ".".join((self.package, *relative.parts))
 
-    def tool_specs(self) -> list[dict[str, Any]]:
+    def tool_specs(self) -> list[dict[str, JSON]]:
         """The specs of the tools bound to a fresh initial state, as agents are offered them."""
         return [tool.spec() for tool in self.tools()]

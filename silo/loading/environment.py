@@ -28,9 +28,11 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from silo.errors import EnvironmentLoadError, SiloError
+from silo.json_types import JSON
 from silo.loading.definition import DEFAULT_ENTRYPOINT, MANIFEST, Environment, Manifest
 from silo.loading.modules import load_file, package_for_dir
 from silo.loading.project import (
@@ -39,11 +41,11 @@ from silo.loading.project import (
     list_environments,
     resolve_environment_dir,
 )
-from silo.safe_files import UnreadableFile, read_json_file, refuse_special
+from silo.safe_files import UnreadableFile, malformed_file, read_json_file, refuse_special
 from silo.schema.check import schema_mistake
 from silo.tasks import Task, load_tasks
 from silo.tools import Tool
-from silo.variants import Template, load_templates
+from silo.variants import Generator, Template, load_templates
 from silo.verifiers import REWARD_MODES, Verifier
 
 __all__ = [
@@ -72,8 +74,11 @@ OnProblem = Callable[[SiloError], None]
 _FIX = "a runnable environment exports create_state(), bind_tools(state) and verifiers"
 
 
-def _manifest_error(root: Path, problem: str) -> EnvironmentLoadError:
-    return EnvironmentLoadError("manifest_invalid", f"environments/{root.name}/{MANIFEST}{problem}")
+def _manifest_error(root: Path, problem: str, malformed: bool = False) -> EnvironmentLoadError:
+    message = f"environments/{root.name}/{MANIFEST}{problem}"
+    return EnvironmentLoadError(
+        "manifest_invalid", message, malformed_file() if malformed else None
+    )
 
 
 def read_manifest(root: Path) -> Manifest:
@@ -85,18 +90,20 @@ def read_manifest(root: Path) -> Manifest:
         raw = read_json_file(path)
     except UnreadableFile as exc:
         raise _manifest_error(
-            root, f" {exc.why}; fix it or delete it to use the defaults"
+            root, f" {exc.why}; fix it or delete it to use the defaults", malformed=True
         ) from None
     except json.JSONDecodeError as exc:
         raise _manifest_error(
             root,
             f" is not valid JSON (line {exc.lineno}: {exc.msg}); fix it or delete it to use "
             "the defaults",
+            malformed=True,
         ) from None
     if not isinstance(raw, dict):
         raise _manifest_error(
             root,
             " must hold a JSON object with name, template, templateVersion, entrypoint and tools",
+            malformed=True,
         )
 
     def text(key: str) -> str | None:
@@ -123,6 +130,11 @@ def read_manifest(root: Path) -> Manifest:
     reward = raw.get("reward", "weighted")
     if reward not in REWARD_MODES:
         raise _manifest_error(root, f': "reward" is {reward!r}; use one of weighted, binary')
+    combined = raw.get("combinedReward")
+    if combined is not None and not isinstance(combined, dict):
+        raise _manifest_error(
+            root, ': "combinedReward" must be an object like {"checks": 0.8, "judged": 0.2}'
+        )
     return Manifest(
         name=text("name") or root.name,
         template=text("template"),
@@ -132,6 +144,7 @@ def read_manifest(root: Path) -> Manifest:
         present=True,
         id_patterns=tuple(patterns),
         reward=reward,
+        combined_reward=combined,
     )
 
 
@@ -152,7 +165,7 @@ class EnvironmentParts:
     bind_tools: Callable[[Any], list[Tool]] | None = None
     verifiers: list[Verifier] | None = None
     declared_verifiers: int = 0
-    generators: Mapping[str, Any] | None = None
+    generators: Mapping[str, Generator] | None = None
 
     @property
     def name(self) -> str:
@@ -224,7 +237,11 @@ def read_environment(root: Path, on_problem: OnProblem | None = None) -> Environ
         refuse_special(root / "data")
     except UnreadableFile as exc:
         where = f"environments/{label}/data/{exc.path.name}"
-        problem(EnvironmentLoadError("module_load_failed", f"{where} {exc.why}; replace it"))
+        problem(
+            EnvironmentLoadError(
+                "module_load_failed", f"{where} {exc.why}; replace it", malformed_file()
+            )
+        )
         return parts
     parts.package = package_for_dir(root, label)
     try:
@@ -236,7 +253,9 @@ def read_environment(root: Path, on_problem: OnProblem | None = None) -> Environ
     return parts
 
 
-def _read_exports(module: Any, parts: EnvironmentParts, where: str, problem: OnProblem) -> None:
+def _read_exports(
+    module: ModuleType, parts: EnvironmentParts, where: str, problem: OnProblem
+) -> None:
     for attr in ("create_state", "bind_tools"):
         value = getattr(module, attr, None)
         if callable(value):
@@ -284,7 +303,7 @@ def _read_exports(module: Any, parts: EnvironmentParts, where: str, problem: OnP
             )
 
 
-def tool_mistake(tools: list[Any]) -> str | None:
+def tool_mistake(tools: list[JSON]) -> str | None:
     """The first tool with a malformed name or input schema, as one line; None when all are fine.
 
     Binding tools needs a state, so the rollout core runs this once per world pool, when an
@@ -311,7 +330,7 @@ def tool_mistake(tools: list[Any]) -> str | None:
     return None
 
 
-def check_tools(environment: str, tools: list[Any], mistake: str | None = None) -> None:
+def check_tools(environment: str, tools: list[JSON], mistake: str | None = None) -> None:
     """Raise ``tool_schema_invalid`` naming the environment, tool and field, if a tool is bad.
 
     ``mistake`` is :func:`tool_mistake` of ``tools`` when the caller already has it ("": none).

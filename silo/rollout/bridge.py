@@ -15,9 +15,9 @@ import reprlib
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from silo.agents.contract import CancelSignal, RunLimitError, ToolResult
+from silo.json_types import JSON
 from silo.jsondepth import MAX_DEPTH, NotPlain, depth_of, plain_copy_of
 from silo.jsonio import compact, json_copy, json_copy_utf8
 from silo.redact import redact, safe_str
@@ -46,7 +46,7 @@ _copy_utf8 = json_copy_utf8
 _dumps = compact
 _perf_ns = time.perf_counter_ns
 
-ErrorOutput = tuple[str, Any, bool]  # (JSON text, the agent's copy, True)
+ErrorOutput = tuple[str, JSON, bool]  # (JSON text, the agent's copy, True)
 
 MAX_SHOWN = 200
 """The most characters of an agent's value (or tool name) an error message quotes."""
@@ -63,7 +63,7 @@ MAX_OUTPUT_DEPTH = MAX_DEPTH - 1
 artifact stays within :data:`silo.jsondepth.MAX_DEPTH`. Deeper containers become ``"…"``."""
 
 
-def stored_output(output: Any) -> tuple[Any, dict[str, int] | None]:
+def stored_output(output: JSON) -> tuple[JSON, dict[str, int] | None]:
     """The agent's answer as a rollout keeps it, and what was cut from it (None: nothing).
 
     ``output`` is already a JSON copy (:func:`json_value`). Lone surrogates become
@@ -92,7 +92,7 @@ def stored_output(output: Any) -> tuple[Any, dict[str, int] | None]:
     return kept, cut | {"chars": len(text), "keptChars": len(kept)}
 
 
-def _without_surrogates(value: Any) -> Any:
+def _without_surrogates(value: JSON) -> JSON:
     """``value`` with every string (keys too) made UTF-8-safe by escaping lone surrogates."""
     if isinstance(value, str):
         return value.encode("utf-8", "backslashreplace").decode("utf-8")
@@ -103,7 +103,7 @@ def _without_surrogates(value: Any) -> Any:
     return value
 
 
-def json_value(value: Any) -> Any:
+def json_value(value: JSON) -> JSON:
     """A JSON copy of ``value`` as artifacts record it; never raises, whatever ``value`` does.
 
     Plain JSON nested too deeply for the fast copy is copied without recursion (one level
@@ -153,7 +153,7 @@ class Bridge:
             self.reason = reason
             self.signal.abort(reason)
 
-    def call_tool(self, name: str, input: Any = None) -> ToolResult:
+    def call_tool(self, name: str, input: JSON = None) -> ToolResult:
         """Run one tool call for the agent: validated, copied, counted and traced."""
         # One function for the whole common path (valid input, the tool returns JSON): every
         # call saved shows in the per-call overhead. Refusals and failures build their error
@@ -168,7 +168,7 @@ class Bridge:
                     "max_tool_calls", f"Tool call limit exceeded ({self.max_calls})."
                 )
             self.calls = call_id = self.calls + 1
-            args: Any
+            args: JSON
             refusal: ErrorOutput | None = None
             if input is None or (type(input) is dict and not input):
                 input_json, args = "{}", {}
@@ -198,7 +198,7 @@ class Bridge:
                 quick = validator.quick  # the generated check, called without problems()
                 if quick is None or not quick(args):
                     refusal = _invalid(name, validator, args)
-            output: Any
+            output: JSON
             output_json: str | bytes
             if refusal is not None:
                 output_json, output, is_error = refusal
@@ -243,7 +243,7 @@ class Bridge:
             )
             return ToolResult(output=output, isError=is_error)
 
-    def emit(self, kind: str, data: Mapping[str, Any]) -> None:
+    def emit(self, kind: str, data: Mapping[str, JSON]) -> None:
         """Add an agent event (e.g. ``model_step``) to the trace, summing its ``usage``."""
         with self.lock:
             self.trace.event(kind, dict(data))
@@ -279,7 +279,7 @@ def _short_repr() -> reprlib.Repr:
 _REPR = _short_repr()  # read-only after import
 
 
-def bounded_repr(value: Any) -> str:
+def bounded_repr(value: JSON) -> str:
     """A short, UTF-8-safe ``repr`` of any value (deep, huge or broken ones included)."""
     try:
         text = _REPR.repr(value)
@@ -288,7 +288,7 @@ def bounded_repr(value: Any) -> str:
     return bounded_text(text, 4 * MAX_SHOWN)
 
 
-def _shown(name: Any) -> str:
+def _shown(name: JSON) -> str:
     """How an unknown tool's name is traced and quoted: text, bounded, UTF-8-safe."""
     return bounded_text(name) if type(name) is str else bounded_repr(name)
 
@@ -300,7 +300,7 @@ def _utf8_checked(text: str) -> str:
     return text
 
 
-def _unreadable(name: Any, exc: BaseException) -> ErrorOutput:
+def _unreadable(name: JSON, exc: BaseException) -> ErrorOutput:
     """The invalid_input error of input that is not JSON at all, saying why."""
     if isinstance(exc, RecursionError):
         why = "input nests too deeply; send a flatter JSON object"
@@ -317,11 +317,11 @@ def _unreadable(name: Any, exc: BaseException) -> ErrorOutput:
     )
 
 
-def _quoted(name: Any) -> str:
+def _quoted(name: JSON) -> str:
     return f'"{_shown(name)}"'
 
 
-def _refusal(name: Any, tool: Tool | None, args: Any) -> ErrorOutput:
+def _refusal(name: JSON, tool: Tool | None, args: JSON) -> ErrorOutput:
     """An unknown tool, or input that is not an object."""
     if tool is None:
         return _error(
@@ -335,7 +335,7 @@ def _refusal(name: Any, tool: Tool | None, args: Any) -> ErrorOutput:
     )
 
 
-def _json_kind(value: Any) -> str:
+def _json_kind(value: JSON) -> str:
     if isinstance(value, list):
         return "an array"
     if isinstance(value, str):
@@ -347,7 +347,7 @@ def _json_kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _invalid(name: Any, validator: InputValidator, args: dict[str, Any]) -> ErrorOutput | None:
+def _invalid(name: JSON, validator: InputValidator, args: dict[str, JSON]) -> ErrorOutput | None:
     """The invalid_input error listing the problems, or None when ``args`` is valid after all.
 
     Each problem quotes at most :data:`MAX_SHOWN` characters of the offending value, at most
@@ -371,7 +371,7 @@ def _invalid(name: Any, validator: InputValidator, args: dict[str, Any]) -> Erro
     )
 
 
-def _error_output(output: dict[str, Any]) -> ErrorOutput:
+def _error_output(output: dict[str, JSON]) -> ErrorOutput:
     try:
         text, copy = _copy(output)
         _utf8_checked(text)
@@ -385,8 +385,8 @@ def _error_output(output: dict[str, Any]) -> ErrorOutput:
     return text, copy, True
 
 
-def _error(code: str, message: str, details: dict[str, Any] | None = None) -> ErrorOutput:
-    output: dict[str, Any] = {"code": code, "message": message}
+def _error(code: str, message: str, details: dict[str, JSON] | None = None) -> ErrorOutput:
+    output: dict[str, JSON] = {"code": code, "message": message}
     if details is not None:
         output["details"] = details
     return _error_output(output)

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
 from silo.agents.contract import RunLimitError, UserChannel, UserReply
+from silo.json_types import JSON
 from silo.rollout.bridge import Bridge
 from silo.tasks import UserSpec
 from silo.users.base import UserFailure, UserView
@@ -61,7 +61,7 @@ class Conversation:
         """
         return UserChannel(self.spec.opening, self.send)
 
-    def _event(self, kind: str, fields: dict[str, Any], locked: bool = True) -> None:
+    def _event(self, kind: str, fields: dict[str, JSON], locked: bool = True) -> None:
         if not locked:  # at finish: no call can start, and a hung tool must not block the record
             self.bridge.trace.event(kind, fields)
             return
@@ -130,7 +130,7 @@ class Conversation:
         if self.ended_by is not None:
             return
         self.ended_by = by
-        fields: dict[str, Any] = {"endedBy": by, "reason": reason, "userTurns": self.turns}
+        fields: dict[str, JSON] = {"endedBy": by, "reason": reason, "userTurns": self.turns}
         if held_for is not None:
             fields["heldForCallId"] = held_for
         self._event("conversation_end", fields, locked)
@@ -151,7 +151,7 @@ class Conversation:
             if got:
                 self._sending.release()
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, JSON]:
         """The conversation's ``run.json`` fields."""
         return {"userTurns": self.turns, "conversationEndedBy": self.ended_by}
 

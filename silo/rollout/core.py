@@ -1,7 +1,9 @@
 """The rollout core: one rollout from its ``run_start`` event to its five artifacts.
 
 Contract: :meth:`Rollout.open` takes a fresh world, allocates the run folder (when artifacts are
-written), opens the trace and writes ``run_start``. Tool calls go through ``rollout.bridge``.
+written), opens the trace and writes ``run_start``, whose tool specs are stored once in the
+project's ``.silo/tools`` and named by ``toolsSha256`` (:mod:`silo.artifacts.tool_store`; a
+trace kept in memory, or run folders outside a ``.silo``, carry them as ``tools``). Tool calls go through ``rollout.bridge``.
 :meth:`Rollout.finish` ends it once: no call may start after it began, the verifier grades the
 frozen world, ``trace.jsonl`` is completed and ``state-diff.json``, ``state-changes.json``,
 ``result.json`` and ``run.json`` are written; the world goes back to its pool. Every driver (:func:`run_task` with
@@ -18,26 +20,26 @@ transcript. A task without one is rolled out exactly as before.
 from __future__ import annotations
 
 import contextvars
-import functools
 import os
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from silo.agents.contract import UserChannel, output_text
+from silo.artifacts.atomic import write_json_new
 from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
+from silo.artifacts.tool_store import TOOLS_KEY, store_for, store_tools, tools_digest
 from silo.errors import ConfigError, EnvironmentLoadError
-from silo.jsonio import plain_copy, write_json_new
+from silo.json_types import JSON
+from silo.jsonio import plain_copy
+from silo.loading.discovery import locate, project_path
 from silo.loading.environment import (
     MANIFEST,
     Environment,
     check_tools,
-    find_project_dir,
-    load_environment,
     tool_mistake,
 )
 from silo.loading.modules import describe_exception
@@ -46,7 +48,7 @@ from silo.rollout.bridge import Bridge, json_value, recorded_error, stored_outpu
 from silo.rollout.conversation import Conversation
 from silo.rollout.trace import TraceWriter, event_json
 from silo.tasks import Task
-from silo.users.resolve import resolve_user
+from silo.users.resolve import UserChoice, resolve_user
 from silo.verifiers import Score, Verifier, VerifierContext, VerifierError, score
 from silo.world.changes import state_changes
 from silo.world.pool import World, WorldPool, WorldPools
@@ -58,7 +60,7 @@ __all__ = [
     "Rollout",
     "RolloutResult",
     "grade",
-    "locate",
+    "locate",  # moved to silo.loading.discovery; importable here as before
     "project_path",
 ]
 
@@ -80,7 +82,7 @@ class Budget:
     max_user_turns: int = 20  # read only by conversational tasks
 
     @classmethod
-    def of(cls, value: Budget | Mapping[str, Any] | None) -> Budget:
+    def of(cls, value: Budget | Mapping[str, JSON] | None) -> Budget:
         """A budget from itself, a mapping of its two keys (checked: one clear error), or None."""
         if value is None:
             return cls()
@@ -114,12 +116,12 @@ class RolloutResult:
     environment: str
     task: Task
     result: ResultDocument
-    state_diff: dict[str, Any]
-    run: dict[str, Any]
+    state_diff: dict[str, JSON]
+    run: dict[str, JSON]
     run_id: str | None = None
     run_dir: Path | None = None
     # The field-level changes (silo.world.changes): the third oracle document.
-    state_changes: dict[str, Any] = field(default_factory=dict)
+    state_changes: dict[str, JSON] = field(default_factory=dict)
     # The run's trace writer: kept in memory (write_artifacts=False), its tool events are
     # rendered to text only when trace_lines is read.
     trace: TraceWriter | None = field(default=None, repr=False, compare=False)
@@ -157,7 +159,7 @@ class RolloutResult:
         return None if found is None else str(found)
 
     @property
-    def agent_output(self) -> Any:
+    def agent_output(self) -> JSON:
         """The agent's final answer, as result.json records it."""
         return self.result["agentOutput"]
 
@@ -172,7 +174,12 @@ def _tool_mistake(world: World) -> str:
     return tool_mistake(world.tool_list) or ""
 
 
-def tools_json(world: World) -> tuple[str, bytes, list[dict[str, Any]]]:
+def _tools_sha(world: World) -> str:
+    """The stored specs' name (:func:`tools_digest`), computed once per pool."""
+    return tools_digest(run_start_tools(world)[1])
+
+
+def run_start_tools(world: World) -> tuple[str, bytes, list[dict[str, JSON]]]:
     """The tool specs and the ``tools`` of ``run_start`` as JSON text and UTF-8.
 
     Made once per pool (:meth:`WorldPool.derived`): every world of an environment offers the
@@ -188,6 +195,7 @@ class Rollout:
 
     def __init__(
         self,
+        *,
         environment: Environment,
         task: Task,
         verifier: Verifier,
@@ -197,8 +205,8 @@ class Rollout:
         trace: TraceWriter,
         run_id: str | None,
         run_dir: Path | None,
-        run: dict[str, Any],
-        extra: Mapping[str, Any] | None = None,
+        run: dict[str, JSON],
+        extra: Mapping[str, JSON] | None = None,
     ) -> None:
         self.environment, self.task, self.verifier, self.limits = (
             environment,
@@ -210,7 +218,7 @@ class Rollout:
         self.run_id, self.run_dir, self.run_fields = run_id, run_dir, run
         self.extra = dict(extra or {})  # the caller's own run.json keys, written last
         self.bridge = Bridge(world, trace, limits.max_tool_calls)
-        self.tool_specs: list[dict[str, Any]] = []
+        self.tool_specs: list[dict[str, JSON]] = []
         self.clock = time.monotonic()
         self.deadline = float("inf")
         self.result: RolloutResult | None = None
@@ -241,9 +249,9 @@ class Rollout:
         agent_path: str | None,
         runs_dir: Path | None,
         group_id: str | None = None,
-        run_fields: Mapping[str, Any] | None = None,
+        run_fields: Mapping[str, JSON] | None = None,
         worlds: WorldPools | None = None,
-        user: Any = None,
+        user: UserChoice = None,
     ) -> Rollout:
         """Take a world, make the run folder (``runs_dir`` None: in memory), write run_start.
 
@@ -262,8 +270,16 @@ class Rollout:
             check_tools(environment.name, [], pool.derived(_tool_mistake, world))
             run_id: str | None = None
             run_dir: Path | None = None
+            store: str | None = None  # where the tool specs are stored, if they are
             if runs_dir is not None:
                 run_id, run_dir = allocate_run_dir(runs_dir)
+                store = store_for(os.fspath(runs_dir))
+                try:  # before the trace names them: no reader finds a reference without specs
+                    if store is not None:
+                        digest = pool.derived(_tools_sha, world)
+                        store_tools(store, digest, pool.derived(run_start_tools, world)[1])
+                except OSError as exc:
+                    raise unwritable(Path(store or runs_dir), exc, "the tool specs store") from None
             try:
                 trace = TraceWriter(f"{os.fspath(run_dir)}{os.sep}trace.jsonl" if run_dir else None)
             except OSError as exc:
@@ -279,7 +295,7 @@ class Rollout:
         }
         if simulated is not None:
             config["maxUserTurns"] = limits.max_user_turns
-        run: dict[str, Any] = {
+        run: dict[str, JSON] = {
             "schemaVersion": SCHEMA_VERSION,
             "runId": run_id,
             "groupId": group_id,
@@ -296,26 +312,24 @@ class Rollout:
             run["user"] = simulated.label
             run["userIdentity"] = simulated.user.identity(seed)
         rollout = cls(
-            environment, task, verifier, limits, pool, world, trace, run_id, run_dir, run,
-            run_fields,
+            environment=environment, task=task, verifier=verifier, limits=limits, pool=pool,
+            world=world, trace=trace, run_id=run_id, run_dir=run_dir, run=run, extra=run_fields,
         )  # fmt: skip
         try:
-            tools_text, tools_utf8, specs = pool.derived(tools_json, world)
-            trace.event_with_json(
-                "run_start",
-                {
-                    "schemaVersion": SCHEMA_VERSION,
-                    "runId": run_id,
-                    "groupId": group_id,
-                    "environment": environment.name,
-                    "task": run["task"],
-                    "agent": agent_label,
-                    "config": config,
-                },
-                "tools",
-                tools_text,
-                tools_utf8,
-            )
+            tools_text, tools_utf8, specs = pool.derived(run_start_tools, world)
+            start = {
+                "schemaVersion": SCHEMA_VERSION,
+                "runId": run_id,
+                "groupId": group_id,
+                "environment": environment.name,
+                "task": run["task"],
+                "agent": agent_label,
+                "config": config,
+            }
+            if store is not None:
+                trace.event("run_start", {**start, TOOLS_KEY: pool.derived(_tools_sha, world)})
+            else:  # in memory, or outside a .silo: no store to refer to
+                trace.event_with_json("run_start", start, "tools", tools_text, tools_utf8)
             if simulated is not None and task.user is not None:
                 rollout.conversation = Conversation(
                     task.user, simulated, rollout.bridge, limits.max_user_turns, seed
@@ -351,7 +365,7 @@ class Rollout:
         return True
 
     def finish(
-        self, reason: str, error: str | None, output: Any, reusable: bool = True
+        self, reason: str, error: str | None, output: JSON, reusable: bool = True
     ) -> RolloutResult | None:
         """Grade and write the record once; None when another thread already finished it."""
         if not self._finishing.acquire(blocking=False):
@@ -370,7 +384,7 @@ class Rollout:
             self.recorded.set()
             self._finishing.release()
 
-    def _record(self, reason: str, error: str | None, output: Any) -> RolloutResult:
+    def _record(self, reason: str, error: str | None, output: JSON) -> RolloutResult:
         bridge, trace, world, task, verifier = (
             self.bridge, self.trace, self.world, self.task, self.verifier,
         )  # fmt: skip
@@ -380,7 +394,7 @@ class Rollout:
             conversation.close(reason)
         error = recorded_error(error)
         output, cut = stored_output(output)
-        answer: dict[str, Any] = {"output": output}
+        answer: dict[str, JSON] = {"output": output}
         if cut is not None:  # say so wherever the answer is kept
             self.extra["agentOutputTruncated"] = cut
             if "chars" in cut:
@@ -455,56 +469,12 @@ class Rollout:
         )  # fmt: skip
 
 
-def locate(
-    env: str | Path | Environment,
-    task: str | Task,
-    project_dir: Path | None,
-    runs_dir: Path | None,
-    write_artifacts: bool,
-) -> tuple[Path | None, Environment, Task, Path | None]:
-    """The project, environment, task and runs folder (None: in memory) of a new rollout.
-
-    The project is None when nothing here needed it (an :class:`Environment` given, and its
-    runs folder or no artifacts): finding it costs a system call per path part, on every
-    rollout of a sweep. :func:`project_path` finds it for a caller that needs it after all.
-    """
-    project = None
-    if not isinstance(env, Environment) or (write_artifacts and not runs_dir):
-        project = project_path(project_dir)
-    environment = env if isinstance(env, Environment) else load_environment(env, project)
-    the_task = task if isinstance(task, Task) else environment.task(task)
-    if not write_artifacts:
-        return project, environment, the_task, None
-    if runs_dir:
-        return project, environment, the_task, Path(runs_dir)
-    assert project is not None  # looked up above for exactly this
-    return project, environment, the_task, project / ".silo" / "runs"
-
-
-def project_path(project_dir: Path | None) -> Path:
-    """``project_dir`` resolved, or the project found from the working folder (None)."""
-    if not project_dir:
-        return find_project_dir()
-    path = Path(project_dir)
-    return _resolved_absolute(path) if path.is_absolute() else path.resolve()
-
-
-@functools.lru_cache(maxsize=64)
-def _resolved_absolute(path: Path) -> Path:
-    """An absolute folder resolved, and kept.
-
-    A session per episode names the same project each time, and resolving it costs a system
-    call per part of the path.
-    """
-    return path.resolve()
-
-
 def grade(
     verifier: Verifier,
     world: World,
-    output: Any,
+    output: JSON,
     task: Task,
-    state_diff: dict[str, Any],
+    state_diff: dict[str, JSON],
     conversation: tuple[Mapping[str, str], ...] = (),
     environment: Environment | None = None,
 ) -> tuple[Score | None, str | None, bool]:

@@ -12,14 +12,15 @@ No thread waits for the agent: the process's timer thread (:data:`DEADLINES`) en
 the rollout's deadline (``timeout``), and when the agent has still not returned
 :data:`~silo.rollout.run.GRACE_S` later it abandons that agent's thread and records the rollout
 on a thread of its own, so a hung agent (CPU loop, blocking sleep, ``async`` code that never
-awaits) ends as ``timeout`` as under ``run_task`` (a CPU-bound one still competes for the GIL:
-see :mod:`silo.rollout.worker`). An :class:`~silo.rollout.run.Interrupt` ends the agent the same
+awaits) ends as ``timeout`` as under ``run_task`` (a CPU-bound one still competes for the GIL
+unless it runs with ``isolation: process``: see :mod:`silo.rollout.worker`). An :class:`~silo.rollout.run.Interrupt` ends the agent the same
 way as ``interrupted``.
 
 Silo's model agents (:func:`~silo.agents.model_loop.loop_native`) leave the worker thread once
 the rollout is open: their conversation runs as a task of the process's model loop, which
 records the rollout when it ends, and the deadline or interrupt cancels that task, so thousands
-in flight cost no thread each. A conversational rollout whose simulated user is not
+in flight cost no thread each; that task's grace period is counted on the loop, so a
+loop busy with other rollouts does not turn a cancelled request into an abandoned agent. A conversational rollout whose simulated user is not
 deterministic (a model playing the user answers synchronously, from the agent's side) keeps the
 worker thread. Exactly one of the agent's thread and the abandoning one records the
 rollout: the first to claim it under the rollout's lock. Measured against a driver thread per
@@ -41,7 +42,7 @@ from typing import Any, Unpack
 
 from silo.agents.contract import RunLimitError
 from silo.agents.model_loop import loop_native, model_loop
-from silo.agents.resolve import ResolvedAgent
+from silo.agents.resolve import AgentChoice, ResolvedAgent
 from silo.loading.environment import Environment
 from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
 from silo.rollout.deadlines import DEADLINES, Deadline
@@ -59,6 +60,9 @@ from silo.tasks import Task
 
 __all__ = ["Done", "start_task"]
 
+LOOP_STALL_S = 5.0
+"""How long after its deadline a task on a model loop that stopped turning is abandoned."""
+
 Done = Callable[[RolloutResult | BaseException], None]
 """Told once how a rollout ended: its result, or the exception that stopped it."""
 
@@ -67,7 +71,7 @@ def start_task(
     done: Done,
     env: str | Path | Environment,
     task: str | Task,
-    agent: Any = "solver",
+    agent: AgentChoice | ResolvedAgent = "solver",
     budget: Budget | Mapping[str, Any] | None = None,
     *,
     interrupt: Interrupt | None = None,
@@ -119,7 +123,7 @@ class _OnItsWorker(AgentOutcome):
         except BaseException as exc:  # noqa: BLE001 - could not start: the caller reports it
             self.done(exc)
             return True
-        arun = loop_native(agent.fn)
+        arun = loop_native(agent.fn) if agent.isolation == "thread" else None
         conversation = rollout.conversation
         if arun is not None and (conversation is None or conversation.user.deterministic):
             self.rollout = rollout
@@ -202,10 +206,19 @@ class _OnItsWorker(AgentOutcome):
         rollout = self.rollout
         assert rollout is not None  # deadlines and interrupts are watched once it is open
         rollout.bridge.end(reason)
-        task = self.task
-        if task is not None:  # a coroutine waiting on its endpoint stops at once
-            model_loop().call_soon_threadsafe(task.cancel)
-        DEADLINES.at(time.monotonic() + GRACE_S, self._abandon)
+        if self.task is None:
+            DEADLINES.at(time.monotonic() + GRACE_S, self._abandon)
+            return
+        # A coroutine's grace counts on its own loop: a loop busy recording other rollouts
+        # delays the cancel, not the agent. The timer's later check is for a blocked loop.
+        model_loop().call_soon_threadsafe(self._cancel_on_loop)
+        DEADLINES.at(time.monotonic() + LOOP_STALL_S, self._abandon)
+
+    def _cancel_on_loop(self) -> None:
+        """On the model loop: cancel the agent's task; abandon it if it has not ended by then."""
+        assert self.task is not None
+        self.task.cancel()  # a coroutine waiting on its endpoint stops at its next step
+        asyncio.get_running_loop().call_later(GRACE_S, self._abandon)
 
     def _abandon(self) -> None:
         """The agent did not return in the grace period: record the rollout without it."""

@@ -14,7 +14,7 @@ Contract of :func:`run_task`:
    or returns no required check fails the run with the reason in ``error``.
 4. Write ``trace.jsonl`` (streamed), ``state-diff.json``, ``result.json`` and ``run.json``.
 
-An :class:`Interrupt` (Ctrl-C in a sweep) ends a rollout in flight as ``interrupted`` with its
+A :class:`StopRequest` (Ctrl-C in a sweep) ends a rollout in flight as ``interrupted`` with its
 complete record. The engine knows nothing of Hydra; the CLI composes a config and calls this.
 """
 
@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
 from silo.agents.contract import (
     AgentError,
@@ -33,7 +33,9 @@ from silo.agents.contract import (
     RunLimitError,
     unwrap_output,
 )
-from silo.agents.resolve import ResolvedAgent, resolve_agent
+from silo.agents.resolve import AgentChoice, ResolvedAgent, resolve_agent
+from silo.json_types import JSON
+from silo.loading.discovery import locate, project_path
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
 from silo.rollout.bridge import json_value
@@ -42,11 +44,11 @@ from silo.rollout.core import (
     Budget,
     Rollout,
     RolloutResult,
-    locate,
-    project_path,
 )
+from silo.rollout.isolation import check_isolated
 from silo.rollout.worker import WORKERS, AgentJob, AgentOutcome
 from silo.tasks import Task
+from silo.users.resolve import UserChoice
 from silo.world.pool import WorldPools
 
 __all__ = [
@@ -54,6 +56,7 @@ __all__ = [
     "TOOL_WAIT_S",
     "Budget",
     "Interrupt",
+    "StopRequest",
     "RolloutResult",
     "TaskSettings",
     "agent_input",
@@ -70,7 +73,7 @@ TOOL_WAIT_S = 0.5
 _INTERRUPTED = "interrupted (Ctrl-C) before the agent returned"
 
 
-class Interrupt:
+class StopRequest:
     """A stop request shared by the rollouts of a sweep: firing it wakes every one in flight.
 
     Each woken rollout ends its agent (``signal.reason`` ``interrupted``), grades the world
@@ -107,11 +110,15 @@ class Interrupt:
             wake()
 
 
+Interrupt = StopRequest
+"""The earlier name of :class:`StopRequest` (it is a request, not an exception); kept as an alias."""
+
+
 def run_task(
     env: str | Path | Environment,
     task: str | Task,
-    agent: Any = "solver",
-    budget: Budget | Mapping[str, Any] | None = None,
+    agent: AgentChoice | ResolvedAgent = "solver",
+    budget: Budget | Mapping[str, JSON] | None = None,
     *,
     project_dir: Path | None = None,
     runs_dir: Path | None = None,
@@ -119,10 +126,10 @@ def run_task(
     seed: int = 0,
     group_id: str | None = None,
     agent_label: str | None = None,
-    run_fields: Mapping[str, Any] | None = None,
+    run_fields: Mapping[str, JSON] | None = None,
     worlds: WorldPools | None = None,
-    interrupt: Interrupt | None = None,
-    user: Any = None,
+    interrupt: StopRequest | None = None,
+    user: UserChoice = None,
 ) -> RolloutResult:
     """Run one rollout and return its graded result (see the module docstring).
 
@@ -150,16 +157,16 @@ class TaskSettings(TypedDict, total=False):
     seed: int
     group_id: str | None
     agent_label: str | None
-    run_fields: Mapping[str, Any] | None
+    run_fields: Mapping[str, JSON] | None
     worlds: WorldPools | None
-    user: Any
+    user: UserChoice
 
 
 def open_task(
     env: str | Path | Environment,
     task: str | Task,
-    agent: Any = "solver",
-    budget: Budget | Mapping[str, Any] | None = None,
+    agent: AgentChoice | ResolvedAgent = "solver",
+    budget: Budget | Mapping[str, JSON] | None = None,
     **settings: Unpack[TaskSettings],
 ) -> tuple[Rollout, ResolvedAgent]:
     """Step 1 of :func:`run_task` (same arguments): the open rollout and its resolved agent."""
@@ -182,6 +189,9 @@ def open_task(
     run_fields = settings.get("run_fields")
     if isinstance(identity, Mapping):
         run_fields = {"agentIdentity": dict(identity), **(run_fields or {})}
+    if resolved.isolation == "process":
+        check_isolated(resolved)  # cannot pickle or load in a child: one line, before opening
+        run_fields = {"agentIsolation": "process", **(run_fields or {})}
     rollout = Rollout.open(
         environment,
         the_task,
@@ -216,7 +226,7 @@ def agent_input(rollout: Rollout, seed: int) -> AgentInput:
 
 
 def drive_agent(
-    rollout: Rollout, agent: ResolvedAgent, seed: int, interrupt: Interrupt | None = None
+    rollout: Rollout, agent: ResolvedAgent, seed: int, interrupt: StopRequest | None = None
 ) -> RolloutResult:
     """Run ``agent`` on a worker thread against an open rollout, then finish the rollout."""
     bridge = rollout.bridge
@@ -274,7 +284,7 @@ def finish_driven(rollout: Rollout, job: AgentOutcome, reusable: bool) -> Rollou
     return result
 
 
-def _settle(ended: str | None, job: AgentOutcome) -> tuple[str, str | None, Any]:
+def _settle(ended: str | None, job: AgentOutcome) -> tuple[str, str | None, JSON]:
     """Termination reason, error and output once the agent returned, raised or was abandoned."""
     reason = ended if ended not in (None, "completed") else None
     failure = job.error

@@ -30,16 +30,18 @@ import weakref
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from types import TracebackType
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from silo.agents.contract import RunLimitError, ToolResult, UserReply
 from silo.errors import SessionError
+from silo.json_types import JSON
+from silo.loading.discovery import locate
 from silo.loading.environment import Environment
 from silo.rollout.bridge import json_value
-from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult, locate
+from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
 from silo.rollout.deadlines import DEADLINES, Deadline
 from silo.tasks import Task
+from silo.users.resolve import UserChoice
 from silo.world.pool import WorldPools
 
 __all__ = ["Session", "open_session"]
@@ -52,15 +54,15 @@ def open_session(
     task: str | Task,
     *,
     seed: int = 0,
-    budget: Budget | Mapping[str, Any] | None = None,
+    budget: Budget | Mapping[str, JSON] | None = None,
     runs_dir: Path | None = None,
     write_artifacts: bool = True,
     project_dir: Path | None = None,
     group_id: str | None = None,
     agent_label: str = "session",
-    run_fields: Mapping[str, Any] | None = None,
+    run_fields: Mapping[str, JSON] | None = None,
     worlds: WorldPools | None = None,
-    user: Any = None,
+    user: UserChoice = None,
 ) -> Session:
     """Open one rollout of ``task`` for outside code to drive (see the module docstring).
 
@@ -143,7 +145,7 @@ class Session:
         return self._rollout.task
 
     @property
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[dict[str, JSON]]:
         """The offered tools: ``name``, ``description``, ``inputSchema`` (a fresh copy)."""
         return [dict(spec) for spec in self._rollout.tool_specs]
 
@@ -173,7 +175,7 @@ class Session:
         """True once the session ended, whichever way."""
         return self._rollout.finished
 
-    def call_tool(self, name: str, input: Any = None) -> ToolResult:
+    def call_tool(self, name: str, input: JSON = None) -> ToolResult:
         """Call a tool: the same result an agent's ``call_tool`` gives.
 
         A bad call is an error result, never an exception. Raises :class:`RunLimitError` once
@@ -185,7 +187,7 @@ class Session:
             self._raise_ended()
         return rollout.bridge.call_tool(name, input)
 
-    async def acall_tool(self, name: str, input: Any = None) -> ToolResult:
+    async def acall_tool(self, name: str, input: JSON = None) -> ToolResult:
         """:meth:`call_tool` for ``async`` code (tools run in process and do not block)."""
         return self.call_tool(name, input)
 
@@ -222,7 +224,7 @@ class Session:
         """:meth:`message_user` for ``async`` code."""
         return self.message_user(text)
 
-    def finish(self, output: Any = None) -> RolloutResult:
+    def finish(self, output: JSON = None) -> RolloutResult:
         """End the session with the agent's answer: grade, write the artifacts, return them."""
         rollout = self._rollout
         if rollout.finished:
@@ -237,7 +239,7 @@ class Session:
         self._finalizer.detach()
         return result
 
-    async def afinish(self, output: Any = None) -> RolloutResult:
+    async def afinish(self, output: JSON = None) -> RolloutResult:
         """:meth:`finish` for ``async`` code."""
         return self.finish(output)
 
@@ -273,19 +275,14 @@ class Session:
     def __enter__(self) -> Session:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         self._exit(exc)
 
     async def __aenter__(self) -> Session:
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
-        self._exit(exc_info[1])
+    async def __aexit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        self._exit(exc)
 
     def _exit(self, exc: BaseException | None) -> None:
         if self._finalizer.alive:

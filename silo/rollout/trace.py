@@ -15,9 +15,10 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
-from silo.jsonio import compact_encoder, create_file, write_all
+from silo.artifacts.atomic import create_file, write_all
+from silo.json_types import JSON
+from silo.jsonio import compact_encoder
 from silo.redact import redact
 
 __all__ = ["Timestamps", "TraceWriter", "event_json", "utc_now_iso"]
@@ -141,7 +142,7 @@ class TraceWriter:
         # anyway, without the buffered text layer in between. Closed by close().
         self._fd: int | None = create_file(os.fspath(path)) if path else None
         # In memory, a tool event is kept as the arguments of _tool_line until lines is read.
-        self._lines: list[Any] = []
+        self._lines: list[JSON] = []
 
     @property
     def lines(self) -> list[str]:
@@ -173,11 +174,11 @@ class TraceWriter:
             return
         write_all(fd, (line + "\n").encode("utf-8"))
 
-    def event(self, kind: str, fields: dict[str, Any]) -> None:
+    def event(self, kind: str, fields: dict[str, JSON]) -> None:
         """Write one event: ``seq``, ``type`` and ``at`` first, then ``fields``."""
         self._write(self._line(kind, fields))
 
-    def events(self, *events: tuple[str, dict[str, Any]]) -> None:
+    def events(self, *events: tuple[str, dict[str, JSON]]) -> None:
         """Write events that happen at one moment (``(kind, fields)`` each) in one write.
 
         Each line is what :meth:`event` writes; the file gets them in one system call.
@@ -188,13 +189,13 @@ class TraceWriter:
         else:
             self._write("\n".join(lines))
 
-    def _line(self, kind: str, fields: dict[str, Any]) -> str:
+    def _line(self, kind: str, fields: dict[str, JSON]) -> str:
         self.seq += 1
         head = {"seq": self.seq, "type": kind, "at": self.stamps.at(_time())}
         return event_json({**head, **{k: v for k, v in fields.items() if k not in head}})
 
     def event_with_json(
-        self, kind: str, fields: dict[str, Any], key: str, raw: str, raw_utf8: bytes
+        self, kind: str, fields: dict[str, JSON], key: str, raw: str, raw_utf8: bytes
     ) -> None:
         """Like :meth:`event` with one more, last, field ``key`` whose JSON text is ``raw``.
 

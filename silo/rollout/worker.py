@@ -17,11 +17,11 @@ sets ``finished`` and calls the caller's ``wake``; :meth:`AgentJob.abandon` give
 
 Every agent gets a thread of its own, so an agent that never yields (a blocking sleep,
 ``async`` code that never awaits) cannot stop the others: the rollout's driver abandons its
-thread at the timeout. A CPU-bound agent is different: it competes with every rollout for the
-GIL, and an abandoned thread that keeps computing cannot be stopped, so many such agents slow
-every rollout in the process and make timeouts overshoot (docs/performance.md gives the
-figures). Run such agents in processes of their own (a Hydra launcher's workers) until Silo
-isolates user agents in processes.
+thread at the timeout. A CPU-bound agent on a thread is different: it competes with every
+rollout for the GIL, and an abandoned thread that keeps computing cannot be stopped, so many
+such agents slow every rollout in the process and make timeouts overshoot
+(docs/performance.md gives the figures). An agent resolved with ``isolation: process`` runs
+in a child process instead (:mod:`silo.rollout.isolation`), which is killed at its deadline.
 """
 
 from __future__ import annotations
@@ -43,7 +43,15 @@ __all__ = ["WORKERS", "AgentJob", "AgentOutcome", "AgentWorkers", "Job", "call_a
 
 
 def call_agent(agent: ResolvedAgent, inp: AgentInput) -> tuple[bool, Any, BaseException | None]:
-    """Run ``agent`` to its end on this thread: (returned, what it returned, what it raised)."""
+    """Run ``agent`` to its end on this thread: (returned, what it returned, what it raised).
+
+    An agent isolated in a process runs in a child, this thread serving its calls
+    (:func:`silo.rollout.isolation.call_in_process`).
+    """
+    if agent.isolation == "process":
+        from silo.rollout.isolation import call_in_process
+
+        return call_in_process(agent, inp)
     try:
         value = agent.fn(inp)
         if hasattr(value, "__await__"):

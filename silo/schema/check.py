@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from silo.json_types import JSON
+
 __all__ = ["JSON_TYPES", "schema_mistake"]
 
 JSON_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
@@ -68,7 +70,7 @@ def schema_mistake(schema: Any, where: str = "inputSchema") -> str | None:
     return _nested_mistake(schema, where)
 
 
-def _nested_mistake(schema: Mapping[str, Any], where: str) -> str | None:
+def _nested_mistake(schema: Mapping[str, JSON], where: str) -> str | None:
     for key in _SUBSCHEMA:
         if key in schema:
             found = schema_mistake(schema[key], f"{where}.{key}")

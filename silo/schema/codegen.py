@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from silo.json_types import JSON
+
 __all__ = ["GeneratedCheck", "compile_check"]
 
 GeneratedCheck = Callable[[Any], bool]
@@ -43,7 +45,7 @@ class _NotGenerated(Exception):
     """A schema (or part of one) outside the generated tier's subset."""
 
 
-def _count(schema: Mapping[str, Any], key: str) -> int | None:
+def _count(schema: Mapping[str, JSON], key: str) -> int | None:
     value = schema.get(key)
     if value is None:
         return None
@@ -52,7 +54,7 @@ def _count(schema: Mapping[str, Any], key: str) -> int | None:
     return value
 
 
-def _bound(schema: Mapping[str, Any], key: str) -> int | float | None:
+def _bound(schema: Mapping[str, JSON], key: str) -> int | float | None:
     value = schema.get(key)
     if value is None:
         return None
@@ -67,7 +69,7 @@ class _Source:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.consts: dict[str, Any] = {}
+        self.consts: dict[str, JSON] = {}
         self.names = 0
 
     def const(self, value: Any) -> str:
@@ -195,7 +197,7 @@ def _emit_range(src: _Source, size: str, low: int | None, high: int | None, dept
         src.emit(depth, f"if {size} > {high}: return False")
 
 
-def _generate(schema: Any) -> tuple[str, dict[str, Any]] | None:
+def _generate(schema: Any) -> tuple[str, dict[str, JSON]] | None:
     """The source of ``check(v)`` for ``schema`` and its constants, or None outside the subset."""
     src = _Source()
     try:
@@ -205,7 +207,7 @@ def _generate(schema: Any) -> tuple[str, dict[str, Any]] | None:
     return "def check(v):\n" + "\n".join([*src.lines, "    return True", ""]), src.consts
 
 
-def _compile_generated(source: str, consts: dict[str, Any]) -> GeneratedCheck:
+def _compile_generated(source: str, consts: dict[str, JSON]) -> GeneratedCheck:
     namespace = dict(consts)
     exec(compile(source, "<silo schema check>", "exec"), namespace)
     check: GeneratedCheck = namespace["check"]

@@ -15,9 +15,10 @@ compile, and a schema interpreter for the first calls saved nothing once compili
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
+from silo.json_types import JSON
 from silo.jsonio import canonical
 from silo.schema.codegen import compile_check
 
@@ -37,7 +38,7 @@ class InputValidator:
 
     __slots__ = ("schema", "quick", "_full")
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
+    def __init__(self, schema: Mapping[str, JSON]) -> None:
         """Compile ``schema``'s fast check; jsonschema is built on the first invalid input.
 
         jsonschema is imported only then, so a rollout whose input is always valid never pays
@@ -46,7 +47,7 @@ class InputValidator:
         self.schema = schema
         self._full: Draft202012Validator | None = None
         generated = compile_check(schema)
-        self.quick: Callable[[Any], bool] = (
+        self.quick: Callable[[JSON], bool] = (
             generated if generated is not None else self._full_is_valid
         )
 
@@ -57,25 +58,25 @@ class InputValidator:
             self._full = Draft202012Validator(self.schema)
         return self._full
 
-    def _full_is_valid(self, value: Any) -> bool:
+    def _full_is_valid(self, value: JSON) -> bool:
         valid: bool = self._full_validator().is_valid(value)
         return valid
 
-    def problems(self, value: Any) -> list[str] | None:
+    def problems(self, value: JSON) -> list[str] | None:
         """``None`` when ``value`` is valid, else every schema violation, one line each."""
         if self.quick(value):
             return None
         return schema_problems(self._full_validator(), value) or None
 
 
-def _path(parts: Any) -> str:
+def _path(parts: Iterable[str | int]) -> str:
     text = ""
     for part in parts:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text
 
 
-def schema_problems(validator: Draft202012Validator, value: Any) -> list[str]:
+def schema_problems(validator: Draft202012Validator, value: JSON) -> list[str]:
     """Every schema violation of ``value`` as one line each, required and unknown keys first.
 
     Missing and unknown parameters lead because they are what an agent most often gets wrong
@@ -116,17 +117,17 @@ class ValidatorCache:
     def __init__(self, max_schemas: int = 4096) -> None:
         """An empty cache holding at most ``max_schemas`` entries in each table."""
         self.max_schemas = max_schemas
-        self._by_id: dict[int, tuple[Mapping[str, Any], InputValidator]] = {}
+        self._by_id: dict[int, tuple[Mapping[str, JSON], InputValidator]] = {}
         self._by_text: dict[str, InputValidator] = {}
 
-    def get(self, schema: Mapping[str, Any]) -> InputValidator:
+    def get(self, schema: Mapping[str, JSON]) -> InputValidator:
         """The validator of ``schema``, compiled on first sight of an equal schema."""
         entry = self._by_id.get(id(schema))
         if entry is not None and entry[0] is schema:
             return entry[1]
         return self._add(schema)
 
-    def _add(self, schema: Mapping[str, Any]) -> InputValidator:
+    def _add(self, schema: Mapping[str, JSON]) -> InputValidator:
         key = canonical(schema)
         found = self._by_text.get(key)
         if found is None:

@@ -18,8 +18,8 @@ build on; each module has one job:
 
 What a world means stays in the world: its id shapes, vocabularies, messages that name its tools
 and its derived figures are the environment's, passed in as arguments. Layer: beside the
-contracts; it imports the contracts (:mod:`silo.errors`, :mod:`silo.tools`, :mod:`silo.jsonio`)
-and the standard library only, never a layer below.
+contracts; it imports the contracts (:mod:`silo.errors`, :mod:`silo.tools`, :mod:`silo.jsonio`,
+:mod:`silo.json_types`) and the standard library only, never a layer below.
 """
 
 from __future__ import annotations

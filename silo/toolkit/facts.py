@@ -18,12 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from silo.json_types import JSON
+
 __all__ = ["Derive", "FactFiles", "SeedWorld", "State"]
 
-State = dict[str, Any]
+State = dict[str, JSON]
 """A world: top-level keys to JSON values."""
 
-Derive = Callable[[str, dict[str, Any]], None]
+Derive = Callable[[str, dict[str, JSON]], None]
 """Completes one freshly parsed record of the named collection in place."""
 
 
@@ -45,7 +47,7 @@ class FactFiles:
         """A freshly parsed copy of ``<name>.json``."""
         return json.loads(self.text(name))
 
-    def keyed(self, name: str, derive: Derive | None = None) -> dict[str, Any]:
+    def keyed(self, name: str, derive: Derive | None = None) -> dict[str, JSON]:
         """The list of records in ``<name>.json`` as a dict keyed by ``id``, in file order.
 
         ``derive``, when given, completes each record before it is filed.
@@ -60,7 +62,7 @@ class FactFiles:
         self,
         collections: Sequence[str],
         *,
-        head: Mapping[str, Any],
+        head: Mapping[str, JSON],
         before: Sequence[str] = (),
         after: Sequence[str] = (),
         derive: Derive | None = None,

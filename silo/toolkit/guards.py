@@ -14,8 +14,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any
 
+from silo.json_types import JSON
 from silo.tools import ToolError
 
 __all__ = [
@@ -31,15 +31,15 @@ __all__ = [
     "search_term",
 ]
 
-Args = dict[str, Any]
+Args = dict[str, JSON]
 """A tool's validated input object."""
 
-Record = dict[str, Any]
+Record = dict[str, JSON]
 """A stored record: a row of a collection (a top-level dict of the state keyed by id)."""
 
 
 def find_record(
-    state: Mapping[str, Any], collection: str, record_id: str, label: str, finder: str
+    state: Mapping[str, JSON], collection: str, record_id: str, label: str, finder: str
 ) -> Record:
     """The record ``record_id`` of ``state[collection]``, or a ``not_found`` refusal.
 
@@ -81,7 +81,7 @@ def require_active(record: Record, record_id: str, consequence: str) -> Record:
 
 
 def acting_record(
-    state: Mapping[str, Any], collection: str, actor_id: str, kind: str, hint: str
+    state: Mapping[str, JSON], collection: str, actor_id: str, kind: str, hint: str
 ) -> Record:
     """The person making a change (``actorId``): must be in ``state[collection]`` and active.
 
@@ -125,7 +125,7 @@ def non_blank(value: str, field: str) -> str:
     return cleaned
 
 
-def search_term(args: Mapping[str, Any]) -> str:
+def search_term(args: Mapping[str, JSON]) -> str:
     """The ``query`` of a search tool, stripped and case-folded; a blank one is ``invalid_input``."""
     term = str(args["query"]).strip().casefold()
     if not term:
@@ -133,7 +133,7 @@ def search_term(args: Mapping[str, Any]) -> str:
     return term
 
 
-def changes(args: Mapping[str, Any], fields: Sequence[str]) -> Args:
+def changes(args: Mapping[str, JSON], fields: Sequence[str]) -> Args:
     """The subset of ``fields`` present in ``args``; an update naming none is ``invalid_input``."""
     found = {name: args[name] for name in fields if name in args}
     if not found:
@@ -143,7 +143,7 @@ def changes(args: Mapping[str, Any], fields: Sequence[str]) -> Args:
     return found
 
 
-def apply_changes(record: Record, updates: Mapping[str, Any]) -> dict[str, Any]:
+def apply_changes(record: Record, updates: Mapping[str, JSON]) -> dict[str, JSON]:
     """Write ``updates`` into ``record``; returns ``{field: {from, to}}`` for what differed.
 
     Refuses with ``conflict`` (writing nothing) when every value already matches, so a no-op

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from silo.json_types import JSON
 from silo.toolkit.results import View, page
 from silo.toolkit.schema import Schema, integer, obj, query
 
@@ -60,7 +60,7 @@ class Paging:
         return self.listing({"query": query(), **(filters or {})}, ["query"])
 
     def page(
-        self, rows: Sequence[Mapping[str, Any]], args: Mapping[str, Any], view: View | None = None
-    ) -> dict[str, Any]:
+        self, rows: Sequence[Mapping[str, JSON]], args: Mapping[str, JSON], view: View | None = None
+    ) -> dict[str, JSON]:
         """``{total, count, offset, results}`` of the window ``args`` asks for (see :func:`page`)."""
         return page(rows, args, view, default_limit=self.default_limit)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from silo.json_types import JSON
 from silo.jsonio import plain_copy
 
 __all__ = ["AuditTrail", "Sequences"]
@@ -36,7 +36,7 @@ class Sequences:
     unset: int = 0
     table: str = "sequences"
 
-    def mint(self, state: dict[str, Any], prefix: str) -> str:
+    def mint(self, state: dict[str, JSON], prefix: str) -> str:
         """The next id for ``prefix`` (``ACC-012``); advances the stored counter."""
         counters = state[self.table]
         value = int(counters.get(prefix, self.unset)) + 1
@@ -62,13 +62,13 @@ class AuditTrail:
 
     def record(
         self,
-        state: dict[str, Any],
+        state: dict[str, JSON],
         actor_id: str,
         action: str,
         entity_type: str,
         entity_id: str,
-        details: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
+        details: Mapping[str, JSON] | None = None,
+    ) -> dict[str, JSON]:
         """Append the audit row of one change and return it.
 
         Args:

@@ -10,31 +10,32 @@ equality filter of list tools; :func:`contains` the case-insensitive match of se
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from silo.json_types import JSON
 from silo.jsonio import plain_copy
 
 __all__ = ["View", "contains", "filtered", "page", "snapshot", "sorted_by_id"]
 
-View = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+View = Callable[[Mapping[str, JSON]], Mapping[str, JSON]]
 """Turns a stored record into what the agent sees (joined names, derived figures)."""
 
-RecordT = TypeVar("RecordT", bound=Mapping[str, Any])
+RecordT = TypeVar("RecordT", bound=Mapping[str, JSON])
 
 
-def snapshot(record: Mapping[str, Any]) -> dict[str, Any]:
+def snapshot(record: Mapping[str, JSON]) -> dict[str, JSON]:
     """A deep, plain copy of a stored record, safe to hand out."""
     copied = plain_copy(record if isinstance(record, dict) else dict(record))
     return copied if type(copied) is dict else dict(copied)
 
 
 def page(
-    rows: Sequence[Mapping[str, Any]],
-    args: Mapping[str, Any],
+    rows: Sequence[Mapping[str, JSON]],
+    args: Mapping[str, JSON],
     view: View | None = None,
     *,
     default_limit: int = 50,
-) -> dict[str, Any]:
+) -> dict[str, JSON]:
     """``{total, count, offset, results}`` for the window ``args`` asks for.
 
     Args:
@@ -55,7 +56,7 @@ def sorted_by_id(records: Iterable[RecordT]) -> list[RecordT]:
 
 
 def filtered(
-    records: Iterable[RecordT], args: Mapping[str, Any], fields: Sequence[str]
+    records: Iterable[RecordT], args: Mapping[str, JSON], fields: Sequence[str]
 ) -> list[RecordT]:
     """The records equal to ``args`` on each of ``fields`` that ``args`` gives, in id order.
 
@@ -67,6 +68,6 @@ def filtered(
     )
 
 
-def contains(term: str, values: Iterable[Any]) -> bool:
+def contains(term: str, values: Iterable[JSON]) -> bool:
     """Whether ``term`` (already case-folded) occurs in any non-empty value, in any case."""
     return any(term in str(value).casefold() for value in values if value)

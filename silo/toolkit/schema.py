@@ -16,7 +16,8 @@ belong to the environment, which passes them in as a ``pattern`` or an ``enum``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+
+from silo.json_types import JSON
 
 __all__ = [
     "actor_id",
@@ -38,7 +39,7 @@ __all__ = [
     "text",
 ]
 
-Schema = dict[str, Any]
+Schema = dict[str, JSON]
 """A JSON Schema as a plain dict."""
 
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"

@@ -14,17 +14,18 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from silo.errors import SiloException
+from silo.json_types import JSON
 
 __all__ = ["Call", "SolverError", "ToolCaller", "first_match", "strict_caller"]
 
-Call = Callable[[str, dict[str, Any]], Any]
+Call = Callable[[str, dict[str, JSON]], Any]
 """``call(name, args)`` -> the tool's output."""
 
 
 class ToolCaller(Protocol):
     """What a solver is given: anything with the agent input's ``call_tool``."""
 
-    def call_tool(self, name: str, input: dict[str, Any]) -> Any:
+    def call_tool(self, name: str, input: dict[str, JSON]) -> Any:
         """Call one tool; returns ``{"output": ..., "isError": bool}``."""
 
 
@@ -35,7 +36,7 @@ class SolverError(SiloException, RuntimeError):
 def strict_caller(inp: ToolCaller) -> Call:
     """``call(name, args)`` returning the tool output, raising :class:`SolverError` on a refusal."""
 
-    def call(name: str, args: dict[str, Any]) -> Any:
+    def call(name: str, args: dict[str, JSON]) -> Any:
         result = inp.call_tool(name, args)
         if result["isError"]:
             raise SolverError(f"{name}({args}) was refused: {result['output']}")

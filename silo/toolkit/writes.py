@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from silo.json_types import JSON
 from silo.toolkit.guards import Record, acting_record
 from silo.toolkit.records import AuditTrail
 from silo.toolkit.schema import Schema, obj
@@ -60,29 +61,29 @@ class Writes:
         if self.field not in input_schema.get("required", ()):
             raise ValueError(f"write tool {name} must require {self.field}; see Writes.input")
 
-        def run(state: Any, args: dict[str, Any]) -> Any:
+        def run(state: Any, args: dict[str, JSON]) -> Any:
             self.acting(state, args)
             return body(state, args)
 
         return define_tool(name, description, input_schema, run)
 
-    def acting(self, state: Mapping[str, Any], args: Mapping[str, Any]) -> Record:
+    def acting(self, state: Mapping[str, JSON], args: Mapping[str, JSON]) -> Record:
         """The call's actor: a known, active member of :attr:`people`, or a refusal."""
         return acting_record(state, self.people, args[self.field], self.kind, self.hint)
 
-    def actor_of(self, state: Mapping[str, Any], args: Mapping[str, Any]) -> Record:
+    def actor_of(self, state: Mapping[str, JSON], args: Mapping[str, JSON]) -> Record:
         """The call's actor, read inside a write tool's body (where :meth:`tool` checked it)."""
         actor: Record = state[self.people][args[self.field]]
         return actor
 
     def audit(
         self,
-        state: dict[str, Any],
-        args: Mapping[str, Any],
+        state: dict[str, JSON],
+        args: Mapping[str, JSON],
         action: str,
         entity_type: str,
         entity_id: str,
-        details: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
+        details: Mapping[str, JSON] | None = None,
+    ) -> dict[str, JSON]:
         """Append the audit row of a change the call's actor made (see ``AuditTrail.record``)."""
         return self.trail.record(state, args[self.field], action, entity_type, entity_id, details)

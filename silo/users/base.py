@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from silo.agents.contract import CancelSignal
 from silo.errors import SiloException
+from silo.json_types import JSON
 from silo.tasks import UserSpec
 
 __all__ = ["SimulatedUser", "UserFailure", "UserTurn", "UserView", "no_identity"]
@@ -35,7 +36,7 @@ class UserView:
     seed: int
     deadline: float = float("inf")
     signal: CancelSignal = field(default_factory=CancelSignal)
-    emit: Callable[[str, Mapping[str, Any]], None] = field(default=lambda kind, data: None)
+    emit: Callable[[str, Mapping[str, JSON]], None] = field(default=lambda kind, data: None)
 
     @property
     def last_agent_message(self) -> str:
@@ -65,10 +66,10 @@ class SimulatedUser(Protocol):
     def reply(self, view: UserView) -> UserTurn:
         """The user's next message given the conversation so far."""
 
-    def identity(self, seed: int) -> dict[str, Any]:
+    def identity(self, seed: int) -> dict[str, JSON]:
         """Who plays the user (kind, model, baseUrl, temperature, seed), as ``userIdentity``."""
 
 
-def no_identity(kind: str) -> dict[str, Any]:
+def no_identity(kind: str) -> dict[str, JSON]:
     """The identity of a user that calls no model: ``agentIdentity``'s shape with nulls."""
     return {"kind": kind, "model": None, "baseUrl": None, "temperature": None, "seed": None}

@@ -18,14 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from silo.agents.anthropic import AnthropicAgent
+from silo.agents.apis import MODEL_APIS, refusing_tools
 from silo.agents.contract import AgentError, AgentInput, ModelError, RunLimitError
-from silo.agents.model import ModelAgent
-from silo.agents.openai import OpenAIAgent
+from silo.json_types import JSON
 from silo.tasks import UserSpec
 from silo.users.base import UserFailure, UserTurn, UserView
 
-__all__ = ["STOP", "AnthropicUser", "ModelUser", "OpenAIUser", "system_prompt"]
+__all__ = ["STOP", "ModelUser", "system_prompt"]
 
 STOP = "###STOP###"
 
@@ -46,14 +45,23 @@ def system_prompt(spec: UserSpec) -> str:
     )
 
 
+_NO_TOOLS = refusing_tools(
+    lambda: UserFailure("the user model asked for a tool; simulated users have none")
+)
+
+
 class ModelUser:
-    """A model playing the user; ``agent_class`` is the API it speaks (see the module)."""
+    """A model playing the user; ``api`` is the API it speaks (see the module)."""
 
     deterministic: ClassVar[bool] = False
-    agent_class: ClassVar[type[ModelAgent]]
 
-    def __init__(self, model: str | None = None, seed: int | None = None, **settings: Any):
-        kind = self.agent_class.kind
+    def __init__(
+        self, model: str | None = None, seed: int | None = None, *, api: str, **settings: Any
+    ):
+        if api not in MODEL_APIS:
+            raise UserFailure(f"user={api}: not a model API; use one of {', '.join(MODEL_APIS)}")
+        self.agent_class = MODEL_APIS[api]
+        kind = api
         if not model:
             example = self.agent_class.example_model
             raise UserFailure(f"set user.model=<model name> (e.g. user.model={example})")
@@ -63,7 +71,7 @@ class ModelUser:
             raise UserFailure(f"user={kind}: {str(exc).replace('agent.', 'user.')}") from None
         self.model, self.seed, self.settings = model, seed, settings
 
-    def identity(self, seed: int) -> dict[str, Any]:
+    def identity(self, seed: int) -> dict[str, JSON]:
         """The model's identity with the seed the requests carry."""
         return {**self.template.identity, "seed": self.seed if self.seed is not None else seed}
 
@@ -75,14 +83,14 @@ class ModelUser:
         )
         agent_turns = [m for m in view.transcript if m.get("role") == "agent"]
 
-        def emit(kind: str, data: Mapping[str, Any]) -> None:
+        def emit(kind: str, data: Mapping[str, JSON]) -> None:
             renamed = {"model_step": "user_model_step", "model_retry": "user_model_retry"}
             view.emit(renamed.get(kind, kind), {**data, "turn": view.turn})
 
         inp = AgentInput(
             task=str(agent_turns[0].get("text", "")) if agent_turns else "",
             tools=[],
-            call_tool=_no_tools,
+            call_tool=_NO_TOOLS,
             signal=view.signal,
             seed=seed,
             deadline=view.deadline,
@@ -112,19 +120,3 @@ class ModelUser:
             said = text.replace(STOP, "").strip()
             return UserTurn(said, True, f"the user model said {STOP}")
         return UserTurn(text.strip())
-
-
-def _no_tools(name: str, input: Any = None) -> Any:
-    raise UserFailure("the user model asked for a tool; simulated users have none")
-
-
-class OpenAIUser(ModelUser):
-    """The user played by an OpenAI-compatible chat-completions model (``user=openai``)."""
-
-    agent_class: ClassVar[type[ModelAgent]] = OpenAIAgent
-
-
-class AnthropicUser(ModelUser):
-    """The user played by an Anthropic Messages-API model (``user=anthropic``)."""
-
-    agent_class: ClassVar[type[ModelAgent]] = AnthropicAgent

@@ -14,19 +14,21 @@ import importlib
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from silo.errors import ConfigError
+from silo.json_types import JSON
 from silo.users.base import SimulatedUser, UserFailure
 from silo.users.scripted import ScriptedUser
 
-__all__ = ["BUILTIN_USERS", "ResolvedUser", "resolve_user"]
+__all__ = ["BUILTIN_USERS", "ResolvedUser", "UserChoice", "resolve_user"]
 
 BUILTIN_USERS: dict[str, str] = {
     "scripted": "silo.users.scripted:ScriptedUser",
-    "openai": "silo.users.model:OpenAIUser",
-    "anthropic": "silo.users.model:AnthropicUser",
+    "openai": "silo.users.model:ModelUser",
+    "anthropic": "silo.users.model:ModelUser",
 }
+_MODEL_USERS = ("openai", "anthropic")  # ModelUser with the API its name gives
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ def _import(target: str) -> Any:
         ) from None
 
 
-def _build(factory: Any, kwargs: dict[str, Any], label: str) -> ResolvedUser:
+def _build(factory: Any, kwargs: dict[str, JSON], label: str) -> ResolvedUser:
     obj = factory
     if inspect.isclass(factory) or kwargs:
         try:
@@ -66,7 +68,18 @@ def _build(factory: Any, kwargs: dict[str, Any], label: str) -> ResolvedUser:
     return ResolvedUser(obj, label, bool(getattr(obj, "deterministic", False)))
 
 
-def resolve_user(spec: Any) -> ResolvedUser | None:
+def _builtin(name: str, kwargs: dict[str, JSON]) -> ResolvedUser:
+    """A user Silo ships, by name; a model user speaks the API its name gives."""
+    if name in _MODEL_USERS:
+        kwargs = {**kwargs, "api": name}
+    return _build(_import(BUILTIN_USERS[name]), kwargs, name)
+
+
+UserChoice: TypeAlias = SimulatedUser | ResolvedUser | str | Mapping[str, JSON] | None
+"""What names a simulated user: the object, a name, a Python target, a config, or None (scripted)."""
+
+
+def resolve_user(spec: UserChoice) -> ResolvedUser | None:
     """The user ``spec`` names (see the module docstring); None when it is ``none``."""
     if spec is None or spec == "scripted":
         return ResolvedUser(ScriptedUser(), "scripted", True)
@@ -81,7 +94,7 @@ def resolve_user(spec: Any) -> ResolvedUser | None:
         if name == "none":
             return None
         if name in BUILTIN_USERS:
-            return _build(_import(BUILTIN_USERS[str(name)]), kwargs, str(name))
+            return _builtin(str(name), kwargs)
         raise ConfigError(
             "user_invalid", "a user config needs name (scripted, openai, ...) or _target_"
         )
@@ -89,7 +102,7 @@ def resolve_user(spec: Any) -> ResolvedUser | None:
         if spec == "none":
             return None
         if spec in BUILTIN_USERS:
-            return _build(_import(BUILTIN_USERS[spec]), {}, spec)
+            return _builtin(spec, {})
         if "." in spec or ":" in spec:
             return _build(_import(spec), {}, spec.replace(":", ".").rpartition(".")[2])
         known = ", ".join([*BUILTIN_USERS, "none"])

@@ -12,8 +12,9 @@ fact it was not asked for.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from silo.json_types import JSON
 from silo.users.base import UserTurn, UserView, no_identity
 
 __all__ = ["ScriptedUser"]
@@ -39,6 +40,6 @@ class ScriptedUser:
             return UserTurn(spec.turns[view.turn - 1])
         return UserTurn(spec.fallback)
 
-    def identity(self, seed: int) -> dict[str, Any]:
+    def identity(self, seed: int) -> dict[str, JSON]:
         """``{"kind": "scripted", ...}`` with no model."""
         return no_identity("scripted")

@@ -37,9 +37,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from silo.agents.contract import Agent
+from silo.agents.resolve import AgentChoice
 from silo.errors import SiloError
+from silo.json_types import JSON
 from silo.jsonio import canonical
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception, load_file
@@ -162,7 +165,7 @@ class _Rollouts:
         self.total = tasks * 3
         self.started = 0
 
-    def __call__(self, task: Task, agent: Any, label: str) -> RolloutResult | None:
+    def __call__(self, task: Task, agent: AgentChoice, label: str) -> RolloutResult | None:
         budget = self.options.budget_now()
         if budget is None:
             raise _OutOfTime(f'task "{task.id}" ({label})')
@@ -175,7 +178,7 @@ class _Rollouts:
         return _rollout(self.env, task, agent, self.project, self.report, budget)
 
 
-def _load_solver(env: Environment, report: Report) -> Any:
+def _load_solver(env: Environment, report: Report) -> Agent | None:
     if not env.solver_path.is_file():
         return None
     where = env.solver_path.relative_to(env.root).as_posix()
@@ -184,15 +187,15 @@ def _load_solver(env: Environment, report: Report) -> Any:
     except SiloError as exc:
         report.error("solver_failed", f"{where} failed to load: {_short(exc.message, env)}")
         return None
-    agent = getattr(module, "agent", None)
+    agent: object = getattr(module, "agent", None)
     if not callable(agent):
         report.error("solver_failed", f"environments/{env.root.name}/{where} has no agent(inp)")
         return None
-    return agent
+    return cast(Agent, agent)  # a callable the solver file exports as agent(inp)
 
 
 def _rollout(
-    env: Environment, task: Task, agent: Any, project: Path, report: Report, budget: Budget
+    env: Environment, task: Task, agent: AgentChoice, project: Path, report: Report, budget: Budget
 ) -> RolloutResult | None:
     """The rollout, or None after reporting why it could not run (never raises)."""
     code = "noop_failed" if agent == "noop" else "solver_failed"
@@ -233,7 +236,7 @@ def _check_solver_run(env: Environment, task: Task, run: RolloutResult, report: 
     )
 
 
-def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+def _first_difference(a: Mapping[str, JSON], b: Mapping[str, JSON]) -> str:
     for key in list(a) + [k for k in b if k not in a]:
         if canonical(a.get(key)) != canonical(b.get(key)):
             return key
@@ -241,7 +244,7 @@ def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
 
 
 def _check_same(task: Task, first: RolloutResult, second: RolloutResult, report: Report) -> None:
-    pairs: tuple[tuple[str, Mapping[str, Any], Mapping[str, Any]], ...] = (
+    pairs: tuple[tuple[str, Mapping[str, JSON], Mapping[str, JSON]], ...] = (
         ("result.json", first.result, second.result),
         ("state-diff.json", first.state_diff, second.state_diff),
     )

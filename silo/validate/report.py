@@ -50,9 +50,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from silo.errors import EnvironmentLoadError
+from silo.json_types import JSON
 from silo.loading.definition import solver_file
 from silo.loading.environment import find_project_dir, resolve_environment_dir
 from silo.validate.static import check_data, check_loading, check_runtime, check_wiring
@@ -68,15 +69,21 @@ ERROR, WARNING = "error", "warning"
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem found: ``level`` is ``error`` (fails validation) or ``warning``."""
+    """One problem found: ``level`` is ``error`` (fails validation) or ``warning``.
+
+    ``malformed``: the problem is a file that cannot be read as what it must hold (not a
+    regular file, not UTF-8, not JSON, too deep, not an object), not what a readable file says.
+    """
 
     level: str  # "error" | "warning"
     code: str
     message: str
+    malformed: bool = False
 
-    def to_json(self) -> dict[str, str]:
-        """The finding as ``silo-validate --json`` prints it."""
-        return {"level": self.level, "code": self.code, "message": self.message}
+    def to_json(self) -> dict[str, JSON]:
+        """The finding as ``silo-validate --json`` prints it (``malformed`` only when true)."""
+        shown: dict[str, JSON] = {"level": self.level, "code": self.code, "message": self.message}
+        return shown | ({"malformed": True} if self.malformed else {})
 
 
 @dataclass
@@ -96,9 +103,20 @@ class Report:
         """True when no finding is an error (warnings do not fail validation)."""
         return not any(f.level == ERROR for f in self.findings)
 
-    def error(self, code: str, message: str) -> None:
+    @property
+    def exit_status(self) -> int:
+        """``silo-validate``'s status for this report: 2 a malformed file, 1 an error, else 0."""
+        if any(f.malformed for f in self.findings):
+            return 2
+        return 0 if self.ok else 1
+
+    def malformed(self) -> list[Finding]:
+        """The findings that are files which cannot be read as they must be."""
+        return [f for f in self.findings if f.malformed]
+
+    def error(self, code: str, message: str, malformed: bool = False) -> None:
         """Record an error-level finding: the environment is not ready to evaluate on."""
-        self.findings.append(Finding(ERROR, code, message))
+        self.findings.append(Finding(ERROR, code, message, malformed))
 
     def warn(self, code: str, message: str) -> None:
         """Record a warning: worth fixing, but the environment can run."""
@@ -108,7 +126,7 @@ class Report:
         """The finding codes in the order they were found."""
         return [f.code for f in self.findings]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The report as ``silo-validate --json`` prints it (see the module docstring)."""
         return {
             "environment": self.environment,

@@ -76,7 +76,9 @@ def check_data(root: Path, where: str, report: Report) -> None:
         _, problem = _read_json(path)
         if problem:
             report.error(
-                "data_invalid_json", f"{where}/data/{path.name} is not valid JSON ({problem})"
+                "data_invalid_json",
+                f"{where}/data/{path.name} is not valid JSON ({problem})",
+                malformed=True,
             )
         else:
             report.counts["data"] += 1
@@ -102,7 +104,8 @@ def check_loading(root: Path, where: str, report: Report) -> Loaded:
         message = problem.message
         if problem.code == "module_load_failed":
             message = f"the entrypoint does not import: {_short(message, root)}"
-        report.error(_FINDING_CODES[problem.code], message)
+        malformed = problem.details.get("malformed") is True
+        report.error(_FINDING_CODES[problem.code], message, malformed)
     if parts.verifiers is not None:
         report.counts["verifiers"] = parts.declared_verifiers
     return Loaded(parts)

@@ -11,14 +11,14 @@ is the agent's pass^k averaged over tasks (``summary.json``'s agent row) and the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from silo.json_types import JSON
 from silo.view.html import esc, mapping, records, table
 
 __all__ = ["agents_side_by_side"]
 
 
-def _hat(values: Mapping[str, Any]) -> str:
+def _hat(values: Mapping[str, JSON]) -> str:
     ks = [int(k) for k in values if str(k).isdigit()]
     if not ks:
         return "-"
@@ -26,7 +26,7 @@ def _hat(values: Mapping[str, Any]) -> str:
     return f"pass^{k} {float(values[str(k)]):.2f}"
 
 
-def _tokens(usage: Mapping[str, Any]) -> float | None:
+def _tokens(usage: Mapping[str, JSON]) -> float | None:
     total = usage.get("totalTokens")
     if isinstance(total, int | float):
         return float(total)
@@ -50,7 +50,7 @@ def _figures(hat: str, runs: int, passes: int, reward: float | None,
     return lines
 
 
-def agents_side_by_side(summary: Mapping[str, Any]) -> str:
+def agents_side_by_side(summary: Mapping[str, JSON]) -> str:
     """The table described in the module docstring ('' for a summary without rows)."""
     rows = records(summary.get("rows"))
     if not rows:
@@ -78,7 +78,7 @@ def agents_side_by_side(summary: Mapping[str, Any]) -> str:
     return table(["task", *agents], body, row_classes=[""] * len(tasks) + ["total"])
 
 
-def _overall(agent: str, rows: list[dict[str, Any]], summary: Mapping[str, Any]) -> list[str]:
+def _overall(agent: str, rows: list[dict[str, JSON]], summary: Mapping[str, JSON]) -> list[str]:
     mine = [row for row in rows if str(row.get("agent")) == agent]
     found = next((a for a in records(summary.get("agents")) if a.get("agent") == agent), {})
     runs = sum(int(row.get("runs") or 0) for row in mine)

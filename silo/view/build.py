@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from silo.artifacts.atomic import remove_stale_in, write_text_atomic
+from silo.artifacts.run_reader import optional_json
 from silo.distribution import version
-from silo.jsonio import remove_stale_in, write_text_atomic
+from silo.json_types import JSON
 from silo.view.html import mapping
 from silo.view.index_page import GroupEntry, index_body
-from silo.view.optional_json import optional_json
 from silo.view.run_detail import run_detail
 from silo.view.run_record import RunRecord, read_record, record_from_json, stamp
 from silo.view.site import folder_kind
@@ -33,7 +33,7 @@ from silo.view.sweep_page import sweep_body
 __all__ = ["MANIFEST", "BuildResult", "build_site"]
 
 MANIFEST = "manifest.json"
-_PAGES = 2  # bump when pages change shape, so an older site is rebuilt whole
+_PAGES = 3  # bump when pages change shape, so an older site is rebuilt whole
 
 
 @dataclass(frozen=True)
@@ -78,15 +78,15 @@ def _format() -> str:
     return f"{_PAGES}:{version()}"
 
 
-def _read_manifest(path: Path) -> dict[str, Any]:
+def _read_manifest(path: Path) -> dict[str, JSON]:
     manifest = mapping(optional_json(path))
     return manifest if manifest.get("format") == _format() else {}
 
 
-def _group_stamp(folder: Path, members: list[RunRecord]) -> list[Any]:
+def _group_stamp(folder: Path, members: list[RunRecord]) -> list[JSON]:
     try:
         info = (folder / "summary.json").stat()
-        summary: list[Any] = [info.st_size, info.st_mtime_ns]
+        summary: list[JSON] = [info.st_size, info.st_mtime_ns]
     except OSError:
         summary = []
     return [summary, [m.to_json() for m in members]]
@@ -99,7 +99,7 @@ def build_site(runs_dir: Path, out_dir: Path) -> BuildResult:
     old_runs, old_groups = mapping(old.get("runs")), mapping(old.get("groups"))
     found, group_dirs = _discover(runs_dir)
     run_records: list[RunRecord] = []
-    new_runs: dict[str, Any] = {}
+    new_runs: dict[str, JSON] = {}
     rendered_runs = 0
     for run in found:
         current, kept = stamp(run.folder), mapping(old_runs.get(run.page))
@@ -113,7 +113,7 @@ def build_site(runs_dir: Path, out_dir: Path) -> BuildResult:
             rendered_runs += 1
         run_records.append(record)
         new_runs[run.page] = {"stamp": current, "record": record.to_json()}
-    new_groups: dict[str, Any] = {}
+    new_groups: dict[str, JSON] = {}
     entries: list[GroupEntry] = []
     rendered_groups = 0
     for name, folder in group_dirs.items():

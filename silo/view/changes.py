@@ -12,10 +12,10 @@ that it did. Every value is escaped.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from silo.artifacts.run_reader import optional_json
+from silo.json_types import JSON
 from silo.view.html import esc, json_block, records, table
-from silo.view.optional_json import optional_json
 
 __all__ = ["CHANGES_FILE", "changes_table", "read_changes"]
 
@@ -23,7 +23,7 @@ CHANGES_FILE = "state-changes.json"
 _SIGN = {"added": ("add", "+"), "removed": ("rem", "-"), "changed": ("chg", "~")}
 
 
-def read_changes(folder: Path, problems: list[str]) -> list[dict[str, Any]] | None:
+def read_changes(folder: Path, problems: list[str]) -> list[dict[str, JSON]] | None:
     """The entries of ``folder/state-changes.json``; ``None`` when the run has none."""
     path = folder / CHANGES_FILE
     if not path.exists():
@@ -38,7 +38,7 @@ def read_changes(folder: Path, problems: list[str]) -> list[dict[str, Any]] | No
     return records(value)
 
 
-def changes_table(changes: list[dict[str, Any]]) -> str:
+def changes_table(changes: list[dict[str, JSON]]) -> str:
     """One row per changed field (a row added or removed whole is one row with no field)."""
     if not changes:
         return '<p class="muted">No field changed: the agent only read the world.</p>'

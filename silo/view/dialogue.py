@@ -12,19 +12,18 @@ conversation. Every value is escaped.
 
 from __future__ import annotations
 
-from typing import Any
-
+from silo.json_types import JSON
 from silo.view.html import esc, fmt_ms, json_text, mapping, records, table, text_block
 from silo.view.trace import BadLine
 
 __all__ = ["conversation", "has_conversation", "model_steps"]
 
 
-def _events(trace: list[dict[str, Any] | BadLine]) -> list[dict[str, Any]]:
+def _events(trace: list[dict[str, JSON] | BadLine]) -> list[dict[str, JSON]]:
     return [event for event in trace if isinstance(event, dict)]
 
 
-def model_steps(trace: list[dict[str, Any] | BadLine]) -> str:
+def model_steps(trace: list[dict[str, JSON] | BadLine]) -> str:
     """The trace's ``model_step`` events as a table; a sentence when there is none."""
     steps = [e for e in _events(trace) if e.get("type") == "model_step"]
     if not steps:
@@ -51,12 +50,12 @@ def model_steps(trace: list[dict[str, Any] | BadLine]) -> str:
     return table(headers, rows)
 
 
-def has_conversation(trace: list[dict[str, Any] | BadLine]) -> bool:
+def has_conversation(trace: list[dict[str, JSON] | BadLine]) -> bool:
     """True when the trace holds a conversation with a simulated user."""
     return any(event.get("type") == "user_message" for event in _events(trace))
 
 
-def conversation(trace: list[dict[str, Any] | BadLine]) -> str:
+def conversation(trace: list[dict[str, JSON] | BadLine]) -> str:
     """The conversation events as bubbles in order; a sentence when there is none."""
     bubbles = []
     for event in _events(trace):

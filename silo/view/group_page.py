@@ -4,7 +4,9 @@ Contract: :func:`group_body` renders a group/sweep folder: a header (name, kind,
 outcome: passed, failed, environment error, model error, could not start; see
 :mod:`silo.batch.outcomes`), the per-agent pass^k, the summary table (one row per task × agent:
 rollouts, graded runs, passes, not graded, rate, mean reward, mean tool calls, termination
-reasons, pass^k; rates over the graded alone) in which every row links to its runs, then every
+reasons, pass^k; rates over the graded alone; a "judged" column, apart from the checks, when
+runs were judged: :mod:`silo.view.judged`) in which every row links to its runs, the
+templates' instances pooled (each instance linking to its row's runs), then every
 run rendered by :func:`silo.view.run_page.run_section` inside a ``<details>`` closed by default
 (a link to it opens it), the run folders that hold no finished rollout (``UNFINISHED``), and the
 rollouts that were not graded with their reason. The summary is the folder's ``summary.json``
@@ -17,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from silo.artifacts.run_reader import optional_json
 from silo.batch.outcomes import LABELS, count_line
 from silo.batch.summary import (
     Rollout,
@@ -29,8 +31,9 @@ from silo.batch.summary import (
     outcome_counts,
     summarize,
 )
+from silo.json_types import JSON
 from silo.view.html import anchor, badge, esc, table
-from silo.view.optional_json import optional_json
+from silo.view.judged import judged_cell, templates_section
 from silo.view.run_page import RUN_FILES, RunFolder, load_run, run_section, verdict
 
 __all__ = ["group_body", "is_group"]
@@ -47,13 +50,13 @@ def _has_run_files(folder: Path) -> bool:
     return any((folder / name).is_file() for name in RUN_FILES)
 
 
-def _summary(folder: Path, rollouts: list[Rollout]) -> tuple[dict[str, Any], str]:
+def _summary(folder: Path, rollouts: list[Rollout]) -> tuple[dict[str, JSON], str]:
     """The group's summary and where it came from: summary.json, else ``rollouts``."""
     summary = optional_json(folder / "summary.json")
     if isinstance(summary, dict) and isinstance(summary.get("rows"), list):
         return summary, "summary.json"
     try:
-        computed: dict[str, Any] = dict(summarize(folder))
+        computed: dict[str, JSON] = dict(summarize(folder))
     except (OSError, ValueError, KeyError, TypeError):  # damaged records: the runs alone
         rows = [cell_row(cell, items) for cell, items in group_cells(rollouts).items()]
         computed = {"rows": rows, "agents": agent_rows(rows)}
@@ -82,8 +85,8 @@ def _run_id(run: RunFolder) -> str:
 
 def _run_details(run: RunFolder, resumed: bool) -> str:
     """A run, collapsed: its verdict, task, agent, repeat and reward on the summary line."""
-    meta: Mapping[str, Any] = run.run or {}
-    result: Mapping[str, Any] = run.result or {}
+    meta: Mapping[str, JSON] = run.run or {}
+    result: Mapping[str, JSON] = run.result or {}
     start = run.event("run_start")
     task = meta.get("taskId") or (start.get("task") or {}).get("id", "?")
     bits = [str(task), str(meta.get("agent", start.get("agent", "?")))]
@@ -101,21 +104,23 @@ def _run_details(run: RunFolder, resumed: bool) -> str:
     )
 
 
-def _repeat(run: Mapping[str, Any]) -> int:
+def _repeat(run: Mapping[str, JSON]) -> int:
     repeat = run.get("repeat")
     return repeat if isinstance(repeat, int) else 0
 
 
-def _pass_hat_k(values: Any) -> str:
+def _pass_hat_k(values: JSON) -> str:
     items = values.items() if isinstance(values, dict) else []
     return esc(" ".join(f"k={k}:{v:.2f}" for k, v in items if isinstance(v, (int, float))))
 
 
-def _num(value: Any, places: int) -> str:
+def _num(value: JSON, places: int) -> str:
     return f"{value:.{places}f}" if isinstance(value, (int, float)) else "-"
 
 
-def _summary_row(row: dict[str, Any], cell_id: str, runs: list[RunFolder]) -> list[str]:
+def _summary_row(
+    row: dict[str, JSON], cell_id: str, runs: list[RunFolder], judged: bool
+) -> list[str]:
     """A task × agent's cells: the task links to its runs' heading, then one link per run."""
     links = "".join(
         f'<a class="pill {"pass" if verdict(run) == "PASS" else ""}" href="#{_run_id(run)}">{n}</a>'
@@ -132,6 +137,7 @@ def _summary_row(row: dict[str, Any], cell_id: str, runs: list[RunFolder]) -> li
         _num(row.get("meanToolCalls"), 1),
         esc(", ".join(f"{k}:{v}" for k, v in reasons)),
         _pass_hat_k(row.get("passHatK")),
+        *([judged_cell(row)] if judged else []),
         links,
     ]
 
@@ -143,12 +149,15 @@ def group_body(folder: Path) -> tuple[str, str]:
     cells = group_cells(rollouts)
     finished = {r.folder for items in cells.values() for r in items}
     rows, classes, sections = [], [], []
+    judged = any("judged" in row for row in _records(summary, "rows"))  # a column only then
+    cell_ids: dict[tuple[str, str], str] = {}
     for i, row in enumerate(_records(summary, "rows"), 1):
         key = (str(row.get("environment")), str(row.get("task")), str(row.get("agent")))
         items = sorted(cells.pop(key, []), key=lambda r: (_repeat(r.run), r.folder.name))
         runs = [load_run(r.folder) for r in items]
         cell_id = anchor("cell", str(i))
-        rows.append(_summary_row(row, cell_id, runs))
+        cell_ids[(str(row.get("task")), str(row.get("agent")))] = f"#{cell_id}"
+        rows.append(_summary_row(row, cell_id, runs, judged))
         rate = row.get("passRate")
         classes.append("" if rate == 1 else "fail-required" if rate == 0 else "fail-optional")
         title = f"{row.get('task')} · {row.get('agent')} · {row.get('environment')}"
@@ -157,7 +166,9 @@ def group_body(folder: Path) -> tuple[str, str]:
     headers = ["task", "agent", "rollouts#", "graded#", "passes#", "not graded#", "rate#"]
     headers += ["reward#", "calls#", "termination"]
     parts = [_header(folder, summary, source), _agents(summary), "<h2>Summary</h2>"]
-    parts.append(table([*headers, "pass^k", "runs (link)"], rows, classes))
+    headers += ["pass^k", *(["judged"] if judged else []), "runs (link)"]
+    parts.append(table(headers, rows, classes))
+    parts.append(templates_section(summary, cell_ids))
     parts.append('<h2 id="runs">Runs</h2>' + "".join(sections))
     leftover = [r for items in cells.values() for r in items]  # finished but not in summary
     extra = [_run_details(load_run(r.folder), r.resumed) for r in leftover]
@@ -172,7 +183,7 @@ def group_body(folder: Path) -> tuple[str, str]:
     return f"{folder.name} — silo-view", "".join(parts)
 
 
-def _header(folder: Path, summary: dict[str, Any], source: str) -> str:
+def _header(folder: Path, summary: dict[str, JSON], source: str) -> str:
     kind = "sweep" if folder.name.startswith("sweep_") else "group"
     counts = count_line(outcome_counts(_records(summary, "rows")))
     return (
@@ -183,15 +194,15 @@ def _header(folder: Path, summary: dict[str, Any], source: str) -> str:
     )
 
 
-def _records(summary: dict[str, Any], key: str) -> list[dict[str, Any]]:
+def _records(summary: dict[str, JSON], key: str) -> list[dict[str, JSON]]:
     return [r for r in summary.get(key) or [] if isinstance(r, dict)]
 
 
-def _cells(record: dict[str, Any], *keys: str) -> list[str]:
+def _cells(record: dict[str, JSON], *keys: str) -> list[str]:
     return [esc(record.get(key, "-")) for key in keys]
 
 
-def _agents(summary: dict[str, Any]) -> str:
+def _agents(summary: dict[str, JSON]) -> str:
     rows = [
         [*_cells(a, "agent", "tasks", "runs", "passes"), _pass_hat_k(a.get("passHatK"))]
         for a in _records(summary, "agents")
@@ -200,14 +211,14 @@ def _agents(summary: dict[str, Any]) -> str:
     return "<h2>Agents</h2>" + table(headers, rows) if rows else ""
 
 
-def _not_graded_count(row: dict[str, Any]) -> str:
+def _not_graded_count(row: dict[str, JSON]) -> str:
     rollouts, runs = row.get("rollouts"), row.get("runs")
     if not isinstance(rollouts, int) or not isinstance(runs, int):
         return "-"
     return f'<span class="err">{rollouts - runs}</span>' if rollouts > runs else "0"
 
 
-def _infra(summary: dict[str, Any]) -> str:
+def _infra(summary: dict[str, JSON]) -> str:
     rows = [
         [
             *_cells(e, "taskId", "agent"),

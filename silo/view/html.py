@@ -14,7 +14,8 @@ import html
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+
+from silo.json_types import JSON
 
 __all__ = [
     "GENERATOR",
@@ -99,7 +100,7 @@ d.open=open;});}
 """
 
 
-def esc(value: Any) -> str:
+def esc(value: JSON) -> str:
     """``value`` as text, HTML-escaped (quotes too, so it is safe in attributes)."""
     return html.escape(value if isinstance(value, str) else str(value), quote=True)
 
@@ -109,7 +110,7 @@ def anchor(*parts: str) -> str:
     return "-".join(re.sub(r"[^A-Za-z0-9_-]+", "_", part) for part in parts)
 
 
-def json_text(value: Any) -> str:
+def json_text(value: JSON) -> str:
     """``value`` as 2-space indented JSON (non-JSON values as their ``str``)."""
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
@@ -128,7 +129,7 @@ def text_block(text: str, css: str = "") -> str:
     )
 
 
-def json_block(value: Any) -> str:
+def json_block(value: JSON) -> str:
     """A JSON value as a :func:`text_block`: on one line when short, a string unquoted."""
     if isinstance(value, str):
         return text_block(value)
@@ -136,12 +137,12 @@ def json_block(value: Any) -> str:
     return text_block(flat if len(flat) <= _PREVIEW_CHARS else json_text(value))
 
 
-def mapping(value: Any) -> dict[str, Any]:
+def mapping(value: JSON) -> dict[str, JSON]:
     """``value`` when it is a JSON object, else ``{}`` (artifact fields may be anything)."""
     return value if isinstance(value, dict) else {}
 
 
-def records(value: Any) -> list[dict[str, Any]]:
+def records(value: JSON) -> list[dict[str, JSON]]:
     """The JSON objects in ``value`` when it is a list, else ``[]``."""
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
@@ -188,7 +189,7 @@ def badge(verdict: str, big: bool = True) -> str:
     return f'<span class="badge {"verdict " if big else ""}{css}">{esc(verdict)}</span>'
 
 
-def fmt_ms(value: Any) -> str:
+def fmt_ms(value: JSON) -> str:
     """Milliseconds for a person: ``850 ms``, ``2.35 s``; ``-`` when not a number."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return "-"

@@ -1,9 +1,7 @@
 """One run folder as HTML: the run part of ``silo-view`` reports.
 
-Contract: :func:`load_run` reads ``trace.jsonl`` (with :func:`silo.view.trace.read_trace`),
-``result.json``, ``state-diff.json`` and ``run.json`` from a run folder, each optional: a run
-killed before its end has only a trace. It never raises for a damaged file; what it could not
-read is listed in ``problems``. :func:`run_section` renders the run — header (task, verdict,
+Contract: a run folder is read by :func:`silo.artifacts.run_reader.load_run` (re-exported here
+with :class:`RunFolder`), which never raises for a damaged file. :func:`run_section` renders the run — header (task, verdict,
 reward, checks passed, termination, tool calls and errors, agent, environment, duration,
 started at, run id, error), instruction, the conversation of a conversational task
 (:func:`silo.view.dialogue.conversation`), checks (failed required ones highlighted, failed
@@ -16,13 +14,10 @@ optional ones shaded), the timeline (:func:`silo.view.trace.timeline`), the stat
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, cast
 
-from silo.artifacts.documents import ResultDocument, RunDocument, StateDiffDocument
+from silo.artifacts.run_reader import RUN_FILES, RunFolder, load_run
+from silo.json_types import JSON
 from silo.view.dialogue import conversation, has_conversation
 from silo.view.html import (
     anchor,
@@ -38,71 +33,9 @@ from silo.view.html import (
     text_block,
 )
 from silo.view.html import facts as grid
-from silo.view.optional_json import optional_json
-from silo.view.trace import BadLine, read_trace, timeline
+from silo.view.trace import timeline
 
 __all__ = ["RUN_FILES", "RunFolder", "load_run", "run_section", "verdict"]
-
-RUN_FILES = ("trace.jsonl", "result.json", "state-diff.json", "run.json")
-
-
-@dataclass(frozen=True)
-class RunFolder:
-    """What a run folder holds; ``None`` for a file that is missing or unreadable."""
-
-    folder: Path
-    run: RunDocument | None
-    result: ResultDocument | None
-    diff: StateDiffDocument | None
-    trace: list[dict[str, Any] | BadLine] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-    def count(self, kind: str, errors_only: bool = False) -> int:
-        """How many events of type ``kind`` the trace holds (with ``isError`` set, if asked)."""
-        return sum(
-            1
-            for e in self.trace
-            if isinstance(e, dict)
-            and e.get("type") == kind
-            and (e.get("isError") or not errors_only)
-        )
-
-    def event(self, kind: str) -> dict[str, Any]:
-        """The first event of type ``kind`` (``{}`` when there is none)."""
-        found = (e for e in self.trace if isinstance(e, dict) and e.get("type") == kind)
-        return next(found, {})
-
-
-def _read_object(path: Path, problems: list[str]) -> dict[str, Any] | None:
-    if not os.path.lexists(path):
-        return None
-    value = optional_json(path, problems)
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        problems.append(f"{path.name} is not a JSON object")
-        return None
-    return value
-
-
-def load_run(folder: Path) -> RunFolder:
-    """Read a run folder's four files; a missing or unreadable one is noted, never raised."""
-    problems: list[str] = []
-    run, result, diff = (
-        _read_object(folder / name, problems)
-        for name in ("run.json", "result.json", "state-diff.json")
-    )
-    trace = read_trace(folder / "trace.jsonl", problems)
-    # Typed as the writer's documents; every key is still read defensively (.get), since a
-    # folder may hold hand-edited or older files.
-    return RunFolder(
-        folder,
-        cast(RunDocument | None, run),
-        cast(ResultDocument | None, result),
-        cast(StateDiffDocument | None, diff),
-        trace,
-        problems,
-    )
 
 
 def verdict(run: RunFolder) -> str:
@@ -111,11 +44,11 @@ def verdict(run: RunFolder) -> str:
     return "UNFINISHED" if passed is None else "PASS" if passed else "FAIL"
 
 
-def _facts(run: RunFolder) -> dict[str, Any]:
+def _facts(run: RunFolder) -> dict[str, JSON]:
     """Header values: run.json and result.json first, else what the trace recorded."""
     start, end, graded = run.event("run_start"), run.event("run_end"), run.event("verifier_result")
-    meta: Mapping[str, Any] = run.run or {}
-    result: Mapping[str, Any] = run.result or {}
+    meta: Mapping[str, JSON] = run.run or {}
+    result: Mapping[str, JSON] = run.result or {}
     task = meta.get("task") or start.get("task") or {}
     return {
         "task": mapping(task),
@@ -136,11 +69,11 @@ def _facts(run: RunFolder) -> dict[str, Any]:
     }
 
 
-def _value(value: Any) -> str:
+def _value(value: JSON) -> str:
     return '<span class="muted">-</span>' if value is None else esc(value)
 
 
-def _header(run: RunFolder, facts: dict[str, Any], prefix: str) -> str:
+def _header(run: RunFolder, facts: dict[str, JSON], prefix: str) -> str:
     task, reward, error = facts["task"], facts["reward"], facts["error"]
     checks = facts["checks"]
     required = [c for c in checks if c.get("required", True)]
@@ -168,11 +101,11 @@ def _header(run: RunFolder, facts: dict[str, Any], prefix: str) -> str:
     return f"<h1>{badge(verdict(run))}{esc(title)}</h1>{grid(pairs)}{warnings}<nav>{nav}</nav>"
 
 
-def _passed(checks: list[dict[str, Any]]) -> str:
+def _passed(checks: list[dict[str, JSON]]) -> str:
     return f"{sum(1 for c in checks if c.get('passed'))}/{len(checks)}" if checks else "-"
 
 
-def _checks(facts: dict[str, Any]) -> str:
+def _checks(facts: dict[str, JSON]) -> str:
     checks = facts["checks"]
     if not checks:
         return '<p class="muted">No checks recorded.</p>'
@@ -190,7 +123,7 @@ def _checks(facts: dict[str, Any]) -> str:
     return table(["", "check", "kind", "detail"], rows, classes)
 
 
-def _ids(values: Any, css: str, sign: str) -> str:
+def _ids(values: JSON, css: str, sign: str) -> str:
     items = values if isinstance(values, list) else []
     return " ".join(f'<span class="{css}">{sign}{esc(v)}</span>' for v in items)
 
@@ -233,7 +166,7 @@ def _diff(run: RunFolder) -> str:
     return "".join(parts)
 
 
-def _config(run: RunFolder, facts: dict[str, Any]) -> str:
+def _config(run: RunFolder, facts: dict[str, JSON]) -> str:
     config = mapping(facts["config"])
     pairs = [
         (key, f"<code>{esc(value if isinstance(value, str) else json_text(value))}</code>")

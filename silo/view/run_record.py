@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
+from silo.artifacts.run_reader import read_object
+from silo.json_types import JSON
 from silo.view.html import mapping
-from silo.view.optional_json import optional_json
 from silo.view.run_page import RUN_FILES, load_run, verdict
 
 __all__ = ["ARTIFACT_FILES", "RunRecord", "read_record", "record_from_json", "stamp"]
 
-ARTIFACT_FILES = (*RUN_FILES, "state-changes.json")
+# judgement.json is written after the run (judge=): judging a run renders its page anew.
+ARTIFACT_FILES = (*RUN_FILES, "state-changes.json", "judgement.json")
 _TOKEN_KEYS = ("totalTokens", "total_tokens", "tokens")
 
 
@@ -43,12 +44,12 @@ class RunRecord:
     duration_ms: float | None
     started_at: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The record as a JSON object, as stored in the site manifest and the index data."""
         return asdict(self)
 
 
-def record_from_json(value: dict[str, Any]) -> RunRecord | None:
+def record_from_json(value: dict[str, JSON]) -> RunRecord | None:
     """A record stored by :meth:`RunRecord.to_json`; ``None`` when it has other fields."""
     try:
         return RunRecord(**value)
@@ -56,7 +57,7 @@ def record_from_json(value: dict[str, Any]) -> RunRecord | None:
         return None
 
 
-def stamp(folder: Path) -> list[list[Any]]:
+def stamp(folder: Path) -> list[list[JSON]]:
     """Name, size and modification time of each artifact present: changes when a run does."""
     found = []
     for name in ARTIFACT_FILES:
@@ -68,20 +69,16 @@ def stamp(folder: Path) -> list[list[Any]]:
     return found
 
 
-def _read_object(path: Path) -> dict[str, Any]:
-    return mapping(optional_json(path))
-
-
-def _number(value: Any) -> float | None:
+def _number(value: JSON) -> float | None:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     return float(value) if ok else None
 
 
-def _count(value: Any) -> int | None:
+def _count(value: JSON) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _tokens(usage: dict[str, Any]) -> int | None:
+def _tokens(usage: dict[str, JSON]) -> int | None:
     for key in _TOKEN_KEYS:
         if _count(usage.get(key)) is not None:
             return int(usage[key])
@@ -89,7 +86,7 @@ def _tokens(usage: dict[str, Any]) -> int | None:
     return sum(parts) if parts else None
 
 
-def _model(run: dict[str, Any]) -> str:
+def _model(run: dict[str, JSON]) -> str:
     """The model an agent ran: its ``identity`` when it has one, else the agent's config."""
     identity = mapping(run.get("identity"))
     model = identity.get("model") or mapping(run.get("config")).get("model")
@@ -98,7 +95,8 @@ def _model(run: dict[str, Any]) -> str:
 
 def read_record(folder: Path, page: str, group: str) -> RunRecord:
     """The index row of the run in ``folder``; its page will be at ``page``."""
-    run, result = _read_object(folder / "run.json"), _read_object(folder / "result.json")
+    run = read_object(folder / "run.json") or {}
+    result = read_object(folder / "result.json") or {}
     passed = result.get("passed")
     outcome = "PASS" if passed is True else "FAIL" if passed is False else ""
     termination = result.get("terminationReason") or run.get("terminationReason")

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from silo.artifacts.atomic import write_text_atomic
 from silo.batch.compare import resolve_folder
 from silo.errors import ArtifactError
-from silo.jsonio import write_text_atomic
 from silo.view.group_page import group_body, is_group
 from silo.view.html import GENERATOR, page
 from silo.view.run_detail import run_detail

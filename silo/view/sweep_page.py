@@ -3,7 +3,8 @@
 Contract: :func:`sweep_body` takes the group folder's name, its ``summary.json`` (``{}`` when
 there is none) and the :class:`~silo.view.run_record.RunRecord` of each of its runs, and returns
 the page body: the counts, the agents and models side by side per task (pass^k, mean reward,
-tokens, cost: :mod:`silo.view.agents_table`), then inline-SVG charts (:mod:`silo.view.charts`) — pass^k by k per
+tokens, cost: :mod:`silo.view.agents_table`), the templates' instances pooled with a link to
+each instance's first run (:func:`silo.view.judged.templates_section`), then inline-SVG charts (:mod:`silo.view.charts`) — pass^k by k per
 agent (from ``summary.json``'s agents, else computed from the runs with
 :func:`silo.batch.summary.pass_hat_k`), pass rate and mean reward by task (one bar per task,
 over every agent), mean tokens by task when the runs recorded usage, and the distribution of
@@ -13,20 +14,21 @@ durations — then the table of runs. Unfinished runs are listed but left out of
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 from urllib.parse import quote
 
 from silo.batch.outcomes import count_line
 from silo.batch.summary import outcome_counts, pass_hat_k
+from silo.json_types import JSON
 from silo.view.agents_table import agents_side_by_side
 from silo.view.charts import bar_chart, histogram, line_chart
 from silo.view.html import esc, fmt_ms, mapping, records, table
+from silo.view.judged import templates_section
 from silo.view.run_record import RunRecord
 
 __all__ = ["sweep_body"]
 
 
-def _pass_hat_k(summary: dict[str, Any], runs: list[RunRecord]) -> dict[str, dict[int, float]]:
+def _pass_hat_k(summary: dict[str, JSON], runs: list[RunRecord]) -> dict[str, dict[int, float]]:
     """pass^k per agent: summary.json's when it has it, else from the finished runs."""
     found: dict[str, dict[int, float]] = {}
     for row in records(summary.get("agents")):
@@ -66,7 +68,7 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values)
 
 
-def sweep_charts(summary: dict[str, Any], runs: list[RunRecord]) -> str:
+def sweep_charts(summary: dict[str, JSON], runs: list[RunRecord]) -> str:
     """The sweep's charts, side by side."""
     hat = _pass_hat_k(summary, runs)
     ks = sorted({k for values in hat.values() for k in values})
@@ -110,7 +112,7 @@ def _row(run: RunRecord) -> list[str]:
     ]
 
 
-def sweep_body(name: str, summary: dict[str, Any], runs: list[RunRecord]) -> str:
+def sweep_body(name: str, summary: dict[str, JSON], runs: list[RunRecord]) -> str:
     """The page body of the group or sweep ``name``."""
     kind = "sweep" if name.startswith("sweep_") else "group"
     unfinished = sum(1 for r in runs if r.outcome not in ("PASS", "FAIL"))
@@ -122,8 +124,12 @@ def sweep_body(name: str, summary: dict[str, Any], runs: list[RunRecord]) -> str
     body = table([*headers, "duration#"], [_row(r) for r in ordered])
     side = agents_side_by_side(summary)
     agents = f'<h2 id="agents">Agents and models by task</h2>{side}' if side else ""
+    first_runs: dict[tuple[str, str], str] = {}  # an instance's drill-down: its first run
+    for run in ordered:
+        first_runs.setdefault((run.task, run.agent), f"{quote(run.run)}.html")
     return (
         f"<h1>{esc(name)}</h1><p>{esc(counts)}</p>{agents}"
+        f"{templates_section(summary, first_runs)}"
         f"<h2>Charts</h2>{sweep_charts(summary, runs)}"
         f'<h2 id="runs">Runs</h2>{body}'
     )

@@ -1,8 +1,7 @@
 """``trace.jsonl`` as HTML: the timeline of ``silo-view`` run reports.
 
-Contract: :func:`read_trace` reads a trace line by line and never raises for damage: a line
-that is not a JSON object (a line cut when the run was killed mid-write) becomes a
-:class:`BadLine` in its place, and a file that cannot be read adds a sentence to ``problems``.
+Contract: a trace is read by :func:`silo.artifacts.run_reader.read_trace` (re-exported here with
+:class:`BadLine`), which never raises for damage.
 :func:`timeline` renders the events in file order as cards: each ``tool_call`` with its
 ``tool_result`` paired by ``callId`` (tool, input, output — collapsed when long —, duration,
 ``isError`` in red with the error's ``code``; a call with no result says so, a result with no
@@ -15,12 +14,10 @@ from __future__ import annotations
 
 import json
 from contextlib import suppress
-from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import Any
 
-from silo.safe_files import UnreadableFile, read_bytes_file
+from silo.artifacts.run_reader import BadLine, read_trace
+from silo.json_types import JSON
 from silo.view.html import esc, fmt_ms, json_block, mapping, records, table, text_block
 
 __all__ = ["BadLine", "read_trace", "timeline"]
@@ -29,36 +26,7 @@ _SKIP = ("seq", "type", "at")  # event keys shown in the card's head
 _NO_OUTPUT = '<p class="muted">null: the agent returned nothing, raised or was abandoned</p>'
 
 
-@dataclass(frozen=True)
-class BadLine:
-    """A ``trace.jsonl`` line that is not a JSON object."""
-
-    number: int
-    raw: str
-
-
-def read_trace(path: Path, problems: list[str]) -> list[dict[str, Any] | BadLine]:
-    """Every line of ``trace.jsonl`` as an event, or a :class:`BadLine` where it does not parse."""
-    try:
-        data = read_bytes_file(path, follow=False)
-    except UnreadableFile as exc:
-        if exc.why != "does not exist":
-            problems.append(f"trace.jsonl unreadable: {exc.why}")
-        return []
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    trace: list[dict[str, Any] | BadLine] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            event = None
-        trace.append(event if isinstance(event, dict) else BadLine(number, line))
-    return trace
-
-
-def _offset(at: Any, origin: datetime | None) -> str:
+def _offset(at: JSON, origin: datetime | None) -> str:
     """``at`` as ``+12.0 ms`` after the first event, else as written."""
     try:
         moment = datetime.fromisoformat(str(at))
@@ -67,7 +35,9 @@ def _offset(at: Any, origin: datetime | None) -> str:
         return "" if at is None else esc(at)
 
 
-def _card(css: str, kind: str, head: str, body: str, event: dict[str, Any], origin: Any) -> str:
+def _card(
+    css: str, kind: str, head: str, body: str, event: dict[str, JSON], origin: datetime | None
+) -> str:
     seq = f'<span class="muted">#{esc(event["seq"])}</span>' if "seq" in event else ""
     at = _offset(event.get("at"), origin)
     return (
@@ -76,7 +46,9 @@ def _card(css: str, kind: str, head: str, body: str, event: dict[str, Any], orig
     )
 
 
-def _tool_card(call: dict[str, Any], result: dict[str, Any] | None, origin: Any) -> str:
+def _tool_card(
+    call: dict[str, JSON], result: dict[str, JSON] | None, origin: datetime | None
+) -> str:
     """A ``tool_call`` with its ``tool_result`` (``None``: the run ended before it came)."""
     bits = [f"call {call.get('callId', '?')}"]
     body = f'<div class="label">input</div>{json_block(call.get("input"))}'
@@ -95,7 +67,7 @@ def _tool_card(call: dict[str, Any], result: dict[str, Any] | None, origin: Any)
     return _card(css, "tool call", head, body, call, origin)
 
 
-def _model_card(event: dict[str, Any], origin: Any) -> str:
+def _model_card(event: dict[str, JSON], origin: datetime | None) -> str:
     response, usage = mapping(event.get("response")), mapping(event.get("usage"))
     bits = [f"turn {event.get('turn', '?')}", fmt_ms(event.get("latencyMs"))]
     bits += [f"{k} {v}" for k, v in usage.items()]
@@ -122,13 +94,13 @@ def _model_card(event: dict[str, Any], origin: Any) -> str:
     return _card("model", "model step", head, body, event, origin)
 
 
-def _inline(fields: dict[str, Any]) -> str:
+def _inline(fields: dict[str, JSON]) -> str:
     """Fields as ``key: value`` on a line (values as compact JSON), in a muted span."""
     pairs = (f"{k}: {json.dumps(v, ensure_ascii=False, default=str)}" for k, v in fields.items())
     return f'<span class="muted">{esc(" · ".join(pairs))}</span>'
 
 
-def _event_card(event: dict[str, Any], origin: Any) -> str:
+def _event_card(event: dict[str, JSON], origin: datetime | None) -> str:
     """Any event but a paired tool call or a model step; the run's own ones on one line."""
     kind = str(event.get("type", "event"))
     fields = {k: v for k, v in event.items() if k not in _SKIP}
@@ -153,14 +125,14 @@ def _event_card(event: dict[str, Any], origin: Any) -> str:
     return _card("", kind.replace("_", " "), "", json_block(fields), event, origin)
 
 
-def _call_key(event: dict[str, Any]) -> str:
+def _call_key(event: dict[str, JSON]) -> str:
     """What pairs a call with its result: its ``callId`` (any JSON value, as text)."""
     return json.dumps(event.get("callId"), sort_keys=True, default=str)
 
 
-def timeline(trace: list[dict[str, Any] | BadLine]) -> str:
+def timeline(trace: list[dict[str, JSON] | BadLine]) -> str:
     """The trace as event cards, in file order."""
-    results: dict[Any, dict[str, Any]] = {}
+    results: dict[JSON, dict[str, JSON]] = {}
     for event in trace:
         if isinstance(event, dict) and event.get("type") == "tool_result":
             results.setdefault(_call_key(event), event)

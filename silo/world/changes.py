@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any
 
+from silo.json_types import JSON
 from silo.jsonio import canonical, exact_loads
 from silo.world.diff import ABSENT, row_keys
 
@@ -37,7 +37,7 @@ MAX_CHANGES = 5000
 _HEAD_CHARS = 200
 
 
-def _bounded(value: Any) -> Any:
+def _bounded(value: JSON) -> JSON:
     if value is ABSENT:
         return None
     if isinstance(value, str) and len(value) <= MAX_VALUE_CHARS // 6:
@@ -51,18 +51,18 @@ def _bounded(value: Any) -> Any:
     return {"truncated": len(text), "sha256": digest, "head": text[:_HEAD_CHARS]}
 
 
-def _field(path: str, before: Any, after: Any) -> dict[str, Any]:
+def _field(path: str, before: JSON, after: JSON) -> dict[str, JSON]:
     return {"path": path, "before": _bounded(before), "after": _bounded(after)}
 
 
-def _join(path: str, key: Any) -> str:
+def _join(path: str, key: JSON) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def _leaves(path: str, before: Any, after: Any, out: list[dict[str, Any]]) -> None:
+def _leaves(path: str, before: JSON, after: JSON, out: list[dict[str, JSON]]) -> None:
     """Append a field for every leaf that differs between ``before`` and ``after``."""
     if isinstance(before, dict) and isinstance(after, dict):
         for key, new in after.items():
@@ -86,9 +86,9 @@ def _leaves(path: str, before: Any, after: Any, out: list[dict[str, Any]]) -> No
     out.append(_field(path, before, after))
 
 
-def _row_fields(before: Any, after: Any) -> list[dict[str, Any]]:
+def _row_fields(before: JSON, after: JSON) -> list[dict[str, JSON]]:
     """The fields of one row: every field of an added/removed row, else those that differ."""
-    fields: list[dict[str, Any]] = []
+    fields: list[dict[str, JSON]] = []
     if before is ABSENT or after is ABSENT:
         whole = after if before is ABSENT else before
         if isinstance(whole, Mapping):
@@ -102,8 +102,8 @@ def _row_fields(before: Any, after: Any) -> list[dict[str, Any]]:
     return fields
 
 
-def _occurrences(rows: list[Any], start: int = 0) -> dict[str, list[Any]]:
-    found: dict[str, list[Any]] = {}
+def _occurrences(rows: list[JSON], start: int = 0) -> dict[str, list[JSON]]:
+    found: dict[str, list[JSON]] = {}
     for key, row in zip(row_keys(rows, start), rows, strict=True):
         found.setdefault(key, []).append(row)
     return found
@@ -113,10 +113,10 @@ class _Collector:
     """The changes found so far, bounded by :data:`MAX_CHANGES`."""
 
     def __init__(self) -> None:
-        self.changes: list[dict[str, Any]] = []
+        self.changes: list[dict[str, JSON]] = []
         self.omitted = 0
 
-    def add(self, collection: Any, key: Any, before: Any, after: Any, **extra: Any) -> None:
+    def add(self, collection: JSON, key: JSON, before: JSON, after: JSON, **extra: JSON) -> None:
         if len(self.changes) >= MAX_CHANGES:
             self.omitted += 1
             return
@@ -131,7 +131,7 @@ class _Collector:
         self.changes.append(entry)
 
 
-def _dict_rows(out: _Collector, top: str, before: Any, after: Any, entry: Any) -> None:
+def _dict_rows(out: _Collector, top: str, before: JSON, after: JSON, entry: JSON) -> None:
     for key in entry["added"]:
         out.add(top, key, ABSENT, after[key])
     for key in entry["removed"]:
@@ -140,7 +140,7 @@ def _dict_rows(out: _Collector, top: str, before: Any, after: Any, entry: Any) -
         out.add(top, key, before[key], after[key])
 
 
-def _appended_rows(before: list[Any], after: list[Any], entry: Any) -> list[Any] | None:
+def _appended_rows(before: list[JSON], after: list[JSON], entry: JSON) -> list[JSON] | None:
     """The appended rows when the diff says the array was only appended to, else None."""
     if entry is None or entry["removed"] or entry["changed"]:
         return None
@@ -150,7 +150,9 @@ def _appended_rows(before: list[Any], after: list[Any], entry: Any) -> list[Any]
     return tail
 
 
-def _list_rows(out: _Collector, top: str, before: list[Any], after: list[Any], entry: Any) -> None:
+def _list_rows(
+    out: _Collector, top: str, before: list[JSON], after: list[JSON], entry: JSON
+) -> None:
     tail = _appended_rows(before, after, entry)
     if tail is not None:
         for key, row in zip(entry["added"], tail, strict=True):
@@ -173,12 +175,12 @@ def _list_rows(out: _Collector, top: str, before: list[Any], after: list[Any], e
                 out.add(top, key, was, now)
 
 
-def _peek(state: Mapping[str, Any], top: str) -> Any:
+def _peek(state: Mapping[str, JSON], top: str) -> JSON:
     """``state[top]`` (ABSENT: none) as stored: a world's view must not copy a value in."""
     return dict.get(state, top, ABSENT) if isinstance(state, dict) else state.get(top, ABSENT)
 
 
-def state_changes(initial: Any, final: Any, state_diff: Mapping[str, Any]) -> dict[str, Any]:
+def state_changes(initial: JSON, final: JSON, state_diff: Mapping[str, JSON]) -> dict[str, JSON]:
     """The ``state-changes.json`` document of a rollout (see the module docstring)."""
     out = _Collector()
     old = initial if isinstance(initial, Mapping) else {}

@@ -27,6 +27,7 @@ import copy
 from collections.abc import Callable, Hashable
 from typing import Any, SupportsIndex, TypeVar, cast
 
+from silo.json_types import JSON
 from silo.world.diff import row_keys
 from silo.world.tracked import (
     COLL,
@@ -191,7 +192,7 @@ class Base:
 
     __slots__ = ("root", "_facts")
 
-    def __init__(self, state: dict[str, Any]) -> None:
+    def __init__(self, state: dict[str, JSON]) -> None:
         """Build the base from a plain state (raises :class:`NotTrackable` for non-JSON)."""
         self.root: TrackedDict = track_root(state, SHARED)
         self._facts: dict[Any, Any] = {}

@@ -15,6 +15,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from silo.json_types import JSON
 from silo.jsonio import canonical
 
 __all__ = ["ABSENT", "diff_states", "diff_value", "row_keys"]
@@ -30,7 +31,7 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 
-def row_keys(rows: list[Any], start: int = 0) -> list[str]:
+def row_keys(rows: list[JSON], start: int = 0) -> list[str]:
     """How list rows are named in a diff: their string ``id``, else their index."""
     keys = []
     for index, row in enumerate(rows, start):
@@ -39,18 +40,18 @@ def row_keys(rows: list[Any], start: int = 0) -> list[str]:
     return keys
 
 
-def _keyed(value: Any) -> dict[Any, Any]:
+def _keyed(value: JSON) -> dict[JSON, JSON]:
     if isinstance(value, Mapping):
         return dict(value)
     return dict(zip(row_keys(value), value, strict=True))
 
 
 def diff_value(
-    field: Any,
-    before: Any,
-    after: Any,
-    scalars: list[dict[str, Any]],
-    collections: dict[str, Any],
+    field: JSON,
+    before: JSON,
+    after: JSON,
+    scalars: list[dict[str, JSON]],
+    collections: dict[str, JSON],
 ) -> None:
     """Append the difference for one top-level key to ``scalars`` or ``collections``."""
     both_maps = isinstance(before, Mapping) and isinstance(after, Mapping)
@@ -83,10 +84,10 @@ def diff_value(
     )
 
 
-def diff_states(before: Any, after: Any) -> dict[str, Any]:
+def diff_states(before: JSON, after: JSON) -> dict[str, JSON]:
     """The full diff of two states (used when the world cannot be journaled)."""
-    scalars: list[dict[str, Any]] = []
-    collections: dict[str, Any] = {}
+    scalars: list[dict[str, JSON]] = []
+    collections: dict[str, JSON] = {}
     old = before if isinstance(before, Mapping) else {}
     new = after if isinstance(after, Mapping) else {}
     for key in new:

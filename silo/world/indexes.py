@@ -25,6 +25,7 @@ from collections.abc import Hashable, Iterator, Mapping
 from itertools import islice
 from typing import Any, cast
 
+from silo.json_types import JSON
 from silo.world.cow import SHARED, Base, CowDict, is_shared
 from silo.world.journal import Journal, Rows
 from silo.world.tracked import COLL, DELETE, slot
@@ -57,7 +58,7 @@ class Index:
     def __repr__(self) -> str:
         return f"Index({self.collection!r}, {self.field!r})"
 
-    def keys(self, state: Mapping[str, Any], value: Hashable) -> list[Any]:
+    def keys(self, state: Mapping[str, JSON], value: Hashable) -> list[JSON]:
         """Keys of the rows whose ``field`` equals ``value``, in the collection's order."""
         if is_shared(dict.get(state, self.collection) if type(state) is CowDict else None):
             # A world that never read this collection: it is still its base's, as filed.
@@ -76,7 +77,7 @@ class Index:
         field = self.field
         return [key for key, row in coll.items() if _matches(row, field, value)]
 
-    def rows(self, state: Mapping[str, Any], value: Hashable) -> list[Any]:
+    def rows(self, state: Mapping[str, JSON], value: Hashable) -> list[JSON]:
         """The rows whose ``field`` equals ``value``, in the collection's order."""
         coll = state[self.collection]
         return [coll[key] for key in self.keys(state, value)]
@@ -87,13 +88,13 @@ def _matches(row: Any, field: str, value: Any) -> bool:
     return found is not _NONE and found == value
 
 
-def _base_filing(base: Base, index: Index) -> dict[Any, list[Any]]:
+def _base_filing(base: Base, index: Index) -> dict[Any, list[JSON]]:
     """The keys of the base collection's rows by value, in its order: filed once per base."""
     return base.fact(index, _file_base, index)
 
 
-def _file_base(root: Any, index: Index) -> dict[Any, list[Any]]:
-    buckets: dict[Any, list[Any]] = {}
+def _file_base(root: Any, index: Index) -> dict[Any, list[JSON]]:
+    buckets: dict[Any, list[JSON]] = {}
     for key, row in dict.items(dict.get(root, index.collection, {})):
         found = _value(row, index.field)
         if found is not _NONE:
@@ -103,7 +104,7 @@ def _file_base(root: Any, index: Index) -> dict[Any, list[Any]]:
 
 def _over_base(
     journal: Journal, index: Index, coll: dict[Any, Any], rec: Rows | None, value: Any
-) -> list[Any]:
+) -> list[JSON]:
     """A lookup in a world's view of its base collection: the base's filing, corrected.
 
     The correction is the rows this rollout touched (the journal names them; every other row
@@ -196,7 +197,7 @@ class _Filed:
 
     # -- lookups ------------------------------------------------------------------------------
 
-    def lookup(self, value: Any) -> list[Any]:
+    def lookup(self, value: Any) -> list[JSON]:
         if self.stale:
             self._build()
         else:

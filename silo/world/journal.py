@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from silo.json_types import JSON
 from silo.world.cow import Base, own_top
 from silo.world.diff import ABSENT
 from silo.world.tracked import (
@@ -43,7 +44,7 @@ class Rows:
 
     def __init__(self) -> None:
         self.pre: dict[Any, Any] = {}
-        self.keys_before: list[Any] | None = None  # original key order, once one was deleted
+        self.keys_before: list[JSON] | None = None  # original key order, once one was deleted
 
 
 class Log:
@@ -51,7 +52,7 @@ class Log:
 
     __slots__ = ("prefix", "pre")
 
-    def __init__(self, prefix: int, pre: list[Any] | None) -> None:
+    def __init__(self, prefix: int, pre: list[JSON] | None) -> None:
         self.prefix = prefix
         self.pre = pre  # the base's list once changed other than by appending, else None
 
@@ -76,7 +77,7 @@ class Journal:
         self.mode = IDLE
         self.dirty = False
         self.recs: dict[Any, Rows | Log | Whole] = {}
-        self.root_keys: list[Any] | None = None
+        self.root_keys: list[JSON] | None = None
         # Per collection, the indexes (silo.world.indexes) filed over it, told of every change so
         # they re-file just the rows touched. Any mode: an index must stay true to the world.
         self.watchers: dict[Any, dict[Any, Any]] = {}

@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, cast
 
+from silo.json_types import JSON
 from silo.jsonio import canonical
 from silo.tools import Tool
 from silo.world.cow import Base
@@ -94,13 +95,13 @@ class World:
             return self._snapshot
         return self._journal.initial()
 
-    def diff(self) -> dict[str, Any]:
+    def diff(self) -> dict[str, JSON]:
         """The ``state-diff.json`` document: what the rollout changed, in the world's order."""
         journal = self._journal
         if journal is None:
             return diff_states(self._snapshot, self.state)
-        scalars: list[dict[str, Any]] = []
-        collections: dict[str, Any] = {}
+        scalars: list[dict[str, JSON]] = []
+        collections: dict[str, JSON] = {}
         root = journal.root
         order = list(root) + [k for k in (journal.root_keys or ()) if k not in root]
         for top in order:
@@ -127,7 +128,7 @@ class World:
                 diff_value(top, before, dict.get(root, top, ABSENT), scalars, collections)
         return {"scalars": scalars, "collections": collections}
 
-    def _diff_rows(self, top: Any, rec: Rows) -> dict[str, list[Any]] | None:
+    def _diff_rows(self, top: Any, rec: Rows) -> dict[str, list[JSON]] | None:
         coll = dict.__getitem__(self._journal.root, top)  # type: ignore[union-attr]
         added, removed, changed = [], [], []
         for key, before in rec.pre.items():

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from silo.json_types import JSON
 from silo.jsonio import plain_copy
 from silo.world import tracked
 from silo.world.diff import ABSENT
@@ -45,7 +46,7 @@ class Savepoint:
         # LIST for a log saved whole.
         self.entries: list[tuple[Any, Any, Any]] = []
         self.seen: set[tuple[Any, Any]] = set()
-        self.orders: dict[Any, list[Any]] = {}  # key order before a delete: top (ROOT: root)
+        self.orders: dict[Any, list[JSON]] = {}  # key order before a delete: top (ROOT: root)
         self.lengths: dict[Any, int] = {}  # a log only appended to: its length before the call
         self.last: tuple[Any, Any] = (_NO_SLOT, _NO_SLOT)  # the row slot saved last
         # (container, key) where the call stored a value that is not a scalar, in a row or a

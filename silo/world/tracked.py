@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol, SupportsIndex
 
 from silo.errors import SiloException
+from silo.json_types import JSON
 
 __all__ = [
     "COLL",
@@ -152,7 +153,7 @@ class TrackedDict(dict[Any, Any]):
         return (dict, (dict(self),))
 
 
-class TrackedList(list[Any]):
+class TrackedList(list[JSON]):
     """A ``list`` that tells its listener before every change; reads are plain list reads."""
 
     __slots__ = ("_j", "_top", "_row")
@@ -176,7 +177,7 @@ class TrackedList(list[Any]):
         if type(value) not in _SCALAR_TYPES:
             self._j.stored(self, None)
 
-    def extend(self, values: Iterable[Any]) -> None:
+    def extend(self, values: Iterable[JSON]) -> None:
         """``list.extend``, told to the listener first (as an append)."""
         self._t(APPEND)
         start = len(self)
@@ -184,7 +185,7 @@ class TrackedList(list[Any]):
         if not _SCALAR_TYPES.issuperset(map(type, list.__getitem__(self, slice(start, None)))):
             self._j.stored(self, None)
 
-    def __iadd__(self, values: Iterable[Any]) -> TrackedList:  # type: ignore[misc]
+    def __iadd__(self, values: Iterable[JSON]) -> TrackedList:  # type: ignore[misc]
         self.extend(values)
         return self
 
@@ -235,10 +236,10 @@ class TrackedList(list[Any]):
         self._t()
         return list.__imul__(self, n)
 
-    def __copy__(self) -> list[Any]:
+    def __copy__(self) -> list[JSON]:
         return list(self)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[JSON]:
         return [copy.deepcopy(v, memo) for v in self]
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
@@ -288,7 +289,7 @@ def track(value: Any, journal: ChangeListener, top: Any, row: Any) -> Any:
     raise NotTrackable(f"state holds a {cls.__name__}, which is not a JSON value")
 
 
-def track_root(state: dict[str, Any], journal: ChangeListener) -> TrackedDict:
+def track_root(state: dict[str, JSON], journal: ChangeListener) -> TrackedDict:
     """Track a whole world: top-level dicts become collections, top-level lists logs."""
     items = {key: track_top(key, value, journal) for key, value in state.items()}
     return tracked_dict(items, journal, ROOT, None)

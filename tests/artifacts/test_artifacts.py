@@ -11,6 +11,7 @@ from typing import Any
 
 from silo import run_task
 from silo.artifacts.run_folder import RESULT_KEYS
+from silo.artifacts.tool_store import offered_tools
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -58,7 +59,8 @@ def test_trace_events_pair_calls_and_results(toy_project: Path) -> None:
         "verifier_result",
     ]
     start = events[0]
-    assert {t["name"] for t in start["tools"]} == {"read", "bump", "boom", "refuse"}
+    tools = offered_tools(result.run_dir, start) or []
+    assert {t["name"] for t in tools} == {"read", "bump", "boom", "refuse"}
     assert start["environment"] == "toy" and start["task"]["id"] == "TASK-001"
     calls = {e["callId"]: e for e in events if e["type"] == "tool_call"}
     results = {e["callId"]: e for e in events if e["type"] == "tool_result"}

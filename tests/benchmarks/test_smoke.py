@@ -33,6 +33,8 @@ SCRIPTS = {
     "bench_concurrency.py": "ratio openai CPU per rollout / (a + 4b) = ",
     "bench_viewer.py": "site build: ",
     "bench_erp.py": "tool spec offered to a model",
+    "bench_isolation.py": "ratio process: longest looper ms / allowed = ",
+    "bench_harness_proxy.py": "ratio requests recorded / sent = 1",
 }
 
 

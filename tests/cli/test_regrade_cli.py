@@ -6,11 +6,16 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, script
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
+
+import fake_openai  # noqa: E402
 
 SIGNED = 'float(facts.get("signedAmount", -1))) <= 0.01,'
 
@@ -105,7 +110,9 @@ def test_judges_grade_the_rubric_apart_from_the_checks(recorded: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["runs"]
     judged = {row["task"]: row["judged"] for row in rows}
-    assert judged["TASK-011#0"] == {"passed": 2, "failed": 0, "abstained": 0, "agreement": 1.0}
+    assert judged["TASK-011#0"] == {
+        "passed": 2, "failed": 0, "abstained": 0, "agreement": 1.0, "judgeErrors": []
+    }  # fmt: skip
     assert judged["TASK-010#0"]["passed"] == 0  # no rubric on that template
     assert all(row["status"] == "same" for row in rows)  # checks and verdicts as recorded
     for row in rows:
@@ -113,4 +120,11 @@ def test_judges_grade_the_rubric_apart_from_the_checks(recorded: Path) -> None:
     text = _run(recorded, "silo-regrade", "runs/sweep", "judge=scripted")
     assert "judged items (apart from the checks): 12 pass, 0 fail over 12 runs" in text.stdout
     refused = _run(recorded, "silo-regrade", "runs/sweep", "judge=openai")
-    assert refused.returncode == 2 and "model judges are not available" in refused.stderr
+    assert refused.returncode == 2 and "judge=openai needs judge.model=" in refused.stderr
+    verdict = json.dumps({"verdict": "pass", "reason": "fine"})
+    with fake_openai.FakeOpenAI([fake_openai.final(verdict)]) as server:
+        modelled = _run(recorded, "silo-regrade", "runs/sweep", "judge=openai", "judge.model=m",
+                        f"judge.base_url={server.base_url}")  # fmt: skip
+    assert modelled.returncode == 0, modelled.stderr
+    assert "judged items (apart from the checks): 12 pass, 0 fail over 12 runs" in modelled.stdout
+    assert len(server.requests) == 12  # two items in each of the six rubric runs

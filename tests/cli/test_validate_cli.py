@@ -67,7 +67,11 @@ def test_without_env_every_environment_is_validated(toy_project: Path) -> None:
     (other / "data").mkdir(parents=True)
     (other / "data" / "x.json").write_text("{")
     proc = validate(toy_project, "deep=false")
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # other's data file is malformed: exit 2 outranks toy's 0
+    assert proc.stderr == (
+        "silo-validate: environments/other/data/x.json is not valid JSON (line 1, column 2: "
+        "Expecting property name enclosed in double quotes)\n"
+    )
     lines = proc.stdout.splitlines()
     assert "FAILED  other  data=0 tasks=0 tools=0 verifiers=0" in lines
     assert "OK  toy  data=1 tasks=3 tools=4 verifiers=3" in lines

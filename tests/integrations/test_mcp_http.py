@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
+import pytest
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from silo.integrations.mcp_http import WENT_AWAY
 from tests.integrations._mcp_process import http_server, results, wait_for
 
 
@@ -151,3 +155,84 @@ def test_past_the_episode_cap_the_least_recently_used_episode_is_ended(tmp_path:
     assert statuses[0] == 404 and 404 not in statuses[1:]
     reason = "evicted (silo-mcp's max_episodes reached)"
     assert json.loads(path.read_text())["error"] == f"the session was {reason} without finish()"
+
+
+# A client in a process of its own, killed mid-episode: it makes one call, says so on stdout,
+# then waits for the kill. argv: its URL, and "legacy" (the handshake, with its GET event
+# stream) or "auto" (the default: stateless 2026-07-28, POST only).
+_CLIENT = """
+import sys, anyio
+from mcp import Client
+
+async def main() -> None:
+    async with Client(sys.argv[1], mode=sys.argv[2]) as c:
+        assert not (await c.call_tool("list_users", {})).is_error
+        print("called", flush=True)
+        await anyio.sleep_forever()
+
+anyio.run(main)
+"""
+
+
+def _killed_client(url: str, mode: str) -> None:
+    """Run the client until its one call is done, then SIGKILL it (no DELETE, no goodbye)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CLIENT, url, mode], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    try:
+        assert proc.stdout.readline().strip() == "called"  # blocks until the call or its exit
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.slow  # real clients in processes of their own
+def test_a_handshake_client_killed_mid_episode_is_recorded_when_its_stream_drops(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "mcp"
+    # The idle timeout is far off: only the dropped stream can end these before the wait's net.
+    args = ("env=crm", "task=TASK-001", "idle_timeout_s=1800", "drop_grace_s=0.5")
+    with http_server(runs, *args) as server:
+        _killed_client(server.url, "legacy")  # a session at /mcp
+        _killed_client(_episode(server.base), "legacy")  # a session on an episode URL
+        found = wait_for("*/result.json", runs, count=2)
+        assert server.proc.poll() is None  # the server still serves
+        stderr = server.stop()
+    records = [json.loads(p.read_text()) for p in found]
+    for record in records:
+        assert record["terminationReason"] == "agent_error" and record["toolCalls"] == 1
+        assert record["error"] == f"the session was {WENT_AWAY} without finish()"
+        assert record["checks"]  # graded as the world stands
+    assert all((p.parent / "run.json").is_file() for p in found)  # complete records
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.slow  # a real client in a process of its own
+def test_clients_still_there_keep_their_episodes_past_the_grace(tmp_path: Path) -> None:
+    runs = tmp_path / "mcp"
+    args = ("env=crm", "task=TASK-001", "idle_timeout_s=1800", "drop_grace_s=0.2")
+    with http_server(runs, *args) as server:
+        url = _episode(server.base)
+        _killed_client(url, "auto")  # POST only: no standing connection, nothing to drop
+
+        async def idle_but_there() -> None:  # a handshake client, its event stream open
+            async with Client(server.url, mode="legacy") as c:
+                await c.call_tool("list_users", {})
+                await anyio.sleep(1.0)  # five grace periods: long enough to be taken for gone
+                assert not list(runs.glob("*/result.json"))
+                await c.call_tool("silo_finish", {"answer": "done"})
+
+        async def back() -> None:  # the dropped stateless client's URL again: same rollout
+            async with Client(url) as c:
+                await c.call_tool("get_current_date", {})
+                await c.call_tool("silo_finish", {"answer": "done"})
+
+        anyio.run(idle_but_there)
+        anyio.run(back)
+        records = results(runs)
+    assert sorted((r["toolCalls"], r["terminationReason"]) for r in records) == [
+        (1, "completed"),
+        (2, "completed"),
+    ]

@@ -17,7 +17,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.integrations._mcp_process import REPO, SILO_MCP, http_server
+from silo.integrations.mcp_http import WENT_AWAY
+from tests.integrations._mcp_process import REPO, SILO_MCP, http_server, wait_for
 
 INSPECTOR = os.environ.get("MCP_INSPECTOR") or shutil.which("mcp-inspector")
 pytestmark = [
@@ -65,4 +66,23 @@ def test_calls_across_invocations_on_an_episode_url_are_one_rollout(
     expected = scripted_record("TASK-002", calls, answer, tmp_path / "b")
     assert ((run_dir / "result.json").read_bytes(), (run_dir / "state-diff.json").read_bytes()) == (
         expected
+    )
+
+
+def test_a_handshake_invocation_that_never_deletes_is_recorded_when_it_exits(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "mcp"
+    # The CLI exits without DELETE; far from the idle timeout, only its dropped stream ends it.
+    with http_server(runs, "env=crm", "task=TASK-001", "idle_timeout_s=1800") as server:
+        done = _inspector(
+            server.url, "--protocol-era", "legacy", "--method", "tools/call", "--tool-name",
+            "list_users", "--tool-args-json", "{}",
+        )  # fmt: skip
+        assert done.returncode == 0 and not json.loads(done.stdout)["isError"], done.stdout
+        (path,) = wait_for("*/result.json", runs)
+    result = json.loads(path.read_text())
+    assert (
+        result["toolCalls"] == 1
+        and result["error"] == f"the session was {WENT_AWAY} without finish()"
     )

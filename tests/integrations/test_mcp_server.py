@@ -251,6 +251,7 @@ def test_http_server_survives_bad_requests_and_records_abandoned_sessions(
         (["env=crm", "transport=http", "max_sessions=0"], "max_sessions must be a whole number"),
         (["env=crm", "transport=http", "auth=env"], "auth=env needs the token in SILO_MCP_TOKEN"),
         (["env=crm", "transport=http", "allowed_hosts=[1]"], "allowed_hosts must be a list"),
+        (["env=crm", "transport=http", "drop_grace_s=0"], "drop_grace_s must be above 0"),
     ],
 )
 def test_bad_command_lines_are_one_line_and_exit_2(args: list[str], expected: str) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 import silo
-from silo.errors import ConfigError
 from silo.judges import RubricItem, Verdict, judge_run
 from silo.judges.judgement import resolve_judges
 from silo.judges.rubric import Material
@@ -82,6 +81,39 @@ def test_several_judges_report_agreement_and_verdicts_are_cached(tmp_path: Path)
     assert again == document and len(CALLS) == 2  # judged the same content: no call
 
 
-def test_a_model_judge_is_refused_in_one_line() -> None:
-    with pytest.raises(ConfigError, match="judge=openai: model judges are not available"):
-        resolve_judges(["openai"])
+class Broken:
+    """A judge of the user's that raises, and one that returns no Verdict."""
+
+    name = "broken"
+    model: str | None = None
+    deterministic = True
+
+    def __init__(self, returns: object = None) -> None:
+        self.returns = returns
+
+    def __call__(self, item: RubricItem, material: Material) -> Verdict:
+        if self.returns is None:
+            raise ValueError("no such\nthing")
+        return self.returns  # type: ignore[return-value]
+
+
+def broken() -> Broken:
+    return Broken()
+
+
+def sloppy() -> Broken:
+    return Broken(returns="pass")
+
+
+def test_a_judge_that_raises_or_returns_junk_is_a_judge_error(tmp_path: Path) -> None:
+    run = _run(tmp_path / "runs", "TASK-007", "solver")
+    folder = run.run_dir or Path()
+    document = judge_run(folder, run.task, resolve_judges([f"{__name__}:broken"]), tmp_path / "c")
+    assert document["judgeErrors"] == ["judge=broken raised ValueError: no such thing"]
+    assert (document["passed"], document["failed"], document["abstained"]) == (0, 0, 0)
+    junk = judge_run(folder, run.task, resolve_judges([f"{__name__}:sloppy", "scripted"]))
+    assert junk["judgeErrors"] == [
+        "judge=broken returned 'str', not a Verdict of pass, fail or abstain"
+    ]
+    assert junk["passed"] == 2  # the scripted judge still graded both items
+    assert not (tmp_path / "c").exists()  # errors are never cached

@@ -4,11 +4,14 @@ Task files, the manifest and data files that are invalid UTF-8, 100,000 levels d
 a broken symbolic link, a link to ``/dev/zero``, a FIFO, empty, invalid or not an object;
 ``env.py`` that raises ``KeyboardInterrupt`` on import; ``create_state()`` that raises during
 the run. ``silo-run`` and ``silo-ls`` say so in one line with exit 2; ``silo-validate`` reports
-it as a finding (exit 1) without a traceback. No read may block: the FIFO cases would hang.
+it as a finding marked malformed, says so in one line on stderr and exits 2 (a file it cannot
+read is not a finding about the environment's content, which is exit 1), without a traceback.
+No read may block: the FIFO cases would hang.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -70,7 +73,7 @@ QUICK = {("task", "fifo"), ("task", "deep"), ("manifest", "devzero"), ("data", "
 
 
 def _check(project: Path, name: str) -> None:
-    """silo-run and silo-ls: one line naming the file, exit 2; silo-validate: a finding."""
+    """Every command: one line naming the file, exit 2; silo-validate also lists the finding."""
     for command, args in (
         ("silo-run", ("env=toy", "task=TASK-001", "agent=noop")),
         ("silo-ls", ("env=toy",)),
@@ -82,7 +85,13 @@ def _check(project: Path, name: str) -> None:
         assert name in line or "env.py" in line, line
     proc = run("silo-validate", project, "env=toy", timeout=120)
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    line = one_line_error(proc, "silo-validate")
+    assert name in line and line.partition(" (and ")[0] in proc.stdout, (line, proc.stdout)
+    proc = run("silo-validate", project, "env=toy", "--json", timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    findings = json.loads(proc.stdout)["findings"]
+    assert any(f.get("malformed") is True and name in f["message"] for f in findings), findings
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from silo.distribution import DISTRIBUTION, install_hint
+from silo.distribution import DISTRIBUTION, install_hint, installed
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
@@ -79,3 +79,10 @@ def test_every_subpackage_of_silo_is_in_the_wheel() -> None:
         if "templates" not in init.parts  # templates are package data of silo.templates
     }
     assert on_disk - listed == set()
+
+
+def test_installed_finds_a_module_without_importing_it_and_never_raises() -> None:
+    assert installed("json") and installed("silo.toolkit")
+    assert not installed("no_such_module_for_silo")
+    assert not installed("no_such_module_for_silo.child")  # a missing parent is False, not raised
+    assert not installed("")  # find_spec's ValueError

@@ -93,12 +93,15 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
 
         record_costs([result.run_dir], plan.prices)
         print_rollout(result, project)
-        _judge(plan, result.run_dir, project)
+        ran = [result.run_dir] if result.run_dir is not None else []
+        judge_failed = _judged(_judge(plan, ran, project))
         if result.environment_error:  # the environment failed, not the agent
             _say(f"{result.environment_error}; fix the environment's code")
             return 2
         if result.termination_reason == "model_error":  # the endpoint failed, not the model
             _say(f"model error (not graded): {result.error}")
+            return 2
+        if judge_failed:
             return 2
         return 0 if result.passed or not plan.fail_on_error else 1
     shared = group_dir is not None
@@ -136,6 +139,9 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
     skipped = sum(1 for o in outcomes if o.resumed)
     if skipped:
         print(f"resume: {skipped} of {len(outcomes)} rollouts skipped (already completed)")
+    # Before the summary, which shows judged items; only this job's runs (a sweep's other jobs
+    # judge their own, maybe at the same time in other processes).
+    judged = _judge(plan, [o.run_dir for o in outcomes if o.run_dir is not None], project)
     if group_dir.name.startswith("group_"):
         from silo.batch.summary import write_summary
 
@@ -146,25 +152,41 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
         task = ",".join(dict.fromkeys(o.point.task for o in outcomes))
         counts = Counter(o.outcome for o in outcomes)
         print(f"{task} {plan.points[0].agent_label if plan.points else ''}: {count_line(counts)}")
-    _judge(plan, group_dir, project)
+    judge_failed = _judged(judged)
     stopped = next((o for o in outcomes if o.stopped), None)
     if stopped is not None:  # the sweep's one line about a dead endpoint
         _say(f"stopped early, {sum(o.stopped for o in outcomes)} rollout(s) {stopped.infra_error}")
-    if any(o.outcome in NOT_GRADED for o in outcomes):  # not the agent's failure: not graded
+    if any(o.outcome in NOT_GRADED for o in outcomes) or judge_failed:  # not the agent's failure
         return 2
     if failed and plan.fail_on_error:
         return 1
     return 0
 
 
-def _judge(plan: Any, folder: Path | None, project: Path) -> None:
-    """With ``judge=``, grade the runs' rubric items and print them apart from the checks."""
-    if not plan.judges or folder is None:
-        return
-    from silo.batch.judging import judge_folder, judged_line
+def _judge(plan: Any, run_dirs: list[Path], project: Path) -> dict[str, Any] | None:
+    """With ``judge=``, grade the runs' rubric items (``judgement.json``); the counts."""
+    if not plan.judges:
+        return None
+    from silo.batch.judging import judge_run_dirs
     from silo.judges.judgement import resolve_judges
 
-    print(judged_line(judge_folder(folder, project, resolve_judges(plan.judges))))
+    return judge_run_dirs(run_dirs, project, resolve_judges(plan.judges))
+
+
+def _judged(counts: dict[str, Any] | None) -> bool:
+    """Print the judged items apart from the checks; True when a judge failed.
+
+    Each distinct failure of a judge (its endpoint) is one line on stderr, and the job exits
+    2: a judge error is neither the agent's pass nor its failure.
+    """
+    if counts is None:
+        return False
+    from silo.batch.judging import judged_line
+
+    print(judged_line(counts))
+    for error in counts["judgeErrors"]:
+        _say(f"judge error (not the agent's failure): {error}")
+    return bool(counts["judgeErrors"])
 
 
 # The model agents' per-endpoint connection limit (conf/agent/openai.yaml, anthropic.yaml).

@@ -19,6 +19,7 @@ from silo.batch.cost import PriceTable, price_table
 from silo.batch.point import Point, expand_tasks
 from silo.batch.sweep import concurrency, worker_count
 from silo.errors import ConfigError
+from silo.json_types import JSON
 from silo.loading.environment import Environment, load_environment
 from silo.loading.project import default_environment
 from silo.rollout.run import Budget
@@ -41,7 +42,8 @@ class Plan:
     runs_dir: Path
     max_concurrency: int = 1
     workers: int = 1  # processes the rollouts are spread over (each max_concurrency in flight)
-    judges: tuple[str, ...] = ()  # judge=: graders of the tasks' rubric items, after the runs
+    # judge=: graders of the tasks' rubric items, after the runs (names or conf/judge/ nodes)
+    judges: tuple[str | Mapping[str, Any], ...] = ()
     prices: PriceTable = field(default_factory=dict)  # pricing=: estimatedCost in run.json
 
 
@@ -59,7 +61,7 @@ def _flag(value: Any, key: str) -> bool:
     raise ConfigError("config_invalid", f"{key} must be true or false, got {value!r}")
 
 
-def agent_label(choice: str | None, agent: Mapping[str, Any]) -> str:
+def agent_label(choice: str | None, agent: Mapping[str, JSON]) -> str:
     """The agent's name in reports: the file's stem, the target's name, or the group choice."""
     if choice in ("file", None) and agent.get("path"):
         return Path(str(agent["path"])).stem
@@ -74,7 +76,7 @@ def task_parts(spec: Any) -> list[str]:
     return [str(item).strip() for item in items if str(item).strip()]
 
 
-def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | None) -> Plan:
+def plan_from_config(cfg: Mapping[str, JSON], project: Path, agent_choice: str | None) -> Plan:
     """The :class:`Plan` of a composed config; a one-line ``SiloError`` for any bad value."""
     env_cfg = cfg.get("env")
     env_name = env_cfg.get("name") if isinstance(env_cfg, Mapping) else env_cfg
@@ -112,6 +114,14 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
             for instance in instances(environment, task_id, cfg.get("variant"), seed):
                 environment.task(instance)  # one-line error listing the known ids
                 tasks.append(instance)
+    judges = _judges(cfg.get("judge"))
+    if judges:  # a malformed rubric or combinedReward is one line before any rollout
+        from silo.judges import rubric_items
+        from silo.judges.reward import judged_task
+
+        for task_id in dict.fromkeys(tasks):
+            rubric_items(environment.task(task_id))
+            judged_task(environment.task(task_id), environment)
     label = agent_label(agent_choice, agent)
     user_cfg = cfg.get("user")
     user = dict(user_cfg) if isinstance(user_cfg, Mapping) else user_cfg
@@ -133,20 +143,27 @@ def plan_from_config(cfg: Mapping[str, Any], project: Path, agent_choice: str | 
         runs_dir=Path(str(cfg.get("runs_dir") or project / ".silo" / "runs")),
         max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
         workers=worker_count(cfg.get("workers", 1)),
-        judges=_judges(cfg.get("judge")),
+        judges=judges,
         prices=price_table(cfg.get("pricing")),
     )
 
 
-def _judges(spec: Any) -> tuple[str, ...]:
-    """``judge=`` as judge choices, each checked now (one line before any rollout)."""
+def _judges(spec: Any) -> tuple[str | Mapping[str, Any], ...]:
+    """``judge=`` as judge choices, each checked now (one line before any rollout).
+
+    The ``judge`` group's node (``conf/judge/``), or names and targets (a list, or commas).
+    """
     from silo.judges.judgement import resolve_judges
 
     if spec is None:
         return ()
-    items = list(spec) if type(spec).__name__ == "ListConfig" or isinstance(spec, list) else [spec]
-    choices = tuple(str(c).strip() for item in items for c in str(item).split(",") if c.strip())
-    resolve_judges(choices)
+    if isinstance(spec, Mapping):
+        choices: tuple[str | Mapping[str, Any], ...] = (dict(spec),)
+    else:
+        items = spec if isinstance(spec, list) else [spec]
+        choices = tuple(c.strip() for item in items for c in str(item).split(",") if c.strip())
+    if not resolve_judges(choices):
+        return ()
     return choices
 
 

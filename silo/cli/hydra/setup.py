@@ -17,7 +17,7 @@ from pathlib import Path
 from silo.cli.hydra.errors import suggestion, unknown_option
 from silo.cli.hydra.help import hydra_groups_text, store_hydra_help
 from silo.cli.hydra.options import group_options, has_option
-from silo.distribution import install_hint
+from silo.distribution import install_hint, installed
 from silo.errors import ConfigError
 from silo.loading.environment import available_environments, find_project_dir
 
@@ -30,6 +30,7 @@ GROUPS = (
     "user",
     "sweep",
     "pricing",
+    "judge",
 )  # silo's config groups (sweep= is added: +sweep=)
 RUN_KEYS = (  # the top-level keys of silo-run's primary config (silo/_main/silo.yaml)
     "env",
@@ -162,14 +163,8 @@ def _check_launcher(choice: str) -> None:
     found = _LAUNCHER_PLUGINS.get(choice)
     if found is None:
         return
-    from importlib.util import find_spec
-
     module, extra = found
-    try:
-        installed = find_spec(module) is not None
-    except (ImportError, ValueError):
-        installed = False
-    if not installed:
+    if not installed(module):
         raise ConfigError(
             "launcher_missing",
             f"hydra/launcher={choice} needs its Hydra plugin; install it with {install_hint(extra)}",
@@ -178,7 +173,7 @@ def _check_launcher(choice: str) -> None:
 
 def _check_key(key: str, keys: Collection[str]) -> None:
     head, _, rest = key.partition(".")
-    if "/" in head or (head in ("hydra", "agent", "user") and head in keys):
+    if "/" in head or (head in ("hydra", "agent", "user", "judge") and head in keys):
         return  # Hydra checks these itself (see silo.cli.hydra.errors for agent.* typos)
     choices: Sequence[str]
     if head not in keys:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from silo.jsonio import pretty, write_json_new, write_text_atomic
+from silo.artifacts.atomic import write_json_new, write_text_atomic
+from silo.jsonio import pretty
 
 
 def test_a_failed_write_removes_its_temporary_file(tmp_path: Path) -> None:
