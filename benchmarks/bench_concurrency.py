@@ -20,6 +20,14 @@ per rollout ≤ 1.5 × (a + 4 b); CPU per model request beyond the async script 
 anthropic within 1.2 × openai; peak RSS of N rollouts in flight ≤ 4 × one rollout's (the
 τ²-retail-size world of ``bench_world_size.py``, each in a fresh process). Each agent first
 runs a warm-up (imports, the endpoint's session), not measured.
+
+``--section workers`` (also part of the default ``all``): ``workers=2`` (``run_points(...,
+workers=2)``) against one process, ``agent=openai``, against a fake endpoint answering after
+0.02 s: the same R rollouts and N in flight per process, rollout rate ≥ 1.7 × one process's,
+measured over the whole sweep (starting the workers included; the rate while rollouts ran is
+reported beside it). Then the wall target again with ``workers=2``: R = 8,192, 1,024 in flight
+in each worker (2,048 in all), 1.0 s, wall ≤ 1.25 × ideal and peak requests ≥ 0.9 × 2,048.
+``--section one`` runs only the one-process part above.
 """
 
 from __future__ import annotations
@@ -50,8 +58,14 @@ def serve(latency: float, calls: list[list[Any]], port_file: Path) -> None:
     stats = {"in_flight": 0, "peak": 0, "requests": 0}
     bodies: dict[int, Any] = {}  # one openai request body per step: the bare client replays them
 
+    # The replies, serialised once: the step is counted in the raw body (Silo's bodies are
+    # compact JSON), so the endpoint's own CPU per request stays small beside the sweep's
+    # (it shares this machine's cores with the worker processes at short latencies).
+    chat = [json.dumps(_chat_reply(step, calls)).encode() for step in range(len(calls) + 1)]
+    messages = [json.dumps(_messages_reply(step, calls)).encode() for step in range(len(calls) + 1)]
+
     async def answer(request: web.Request) -> web.Response:
-        body = await request.json()
+        raw = await request.read()
         stats["in_flight"] += 1
         stats["requests"] += 1
         stats["peak"] = max(stats["peak"], stats["in_flight"])
@@ -60,10 +74,13 @@ def serve(latency: float, calls: list[list[Any]], port_file: Path) -> None:
         finally:
             stats["in_flight"] -= 1
         if request.path.endswith("/messages"):
-            return web.json_response(_messages_reply(body, calls))
-        step = sum(1 for m in body["messages"] if m.get("role") == "tool")
-        bodies.setdefault(step, body)
-        return web.json_response(_chat_reply(body, calls))
+            replies, step = messages, raw.count(b'"role":"assistant"')
+        else:
+            replies, step = chat, raw.count(b'"role":"tool"')
+            if step not in bodies:
+                bodies[step] = json.loads(raw)
+        reply = replies[min(step, len(replies) - 1)]
+        return web.Response(body=reply, content_type="application/json")
 
     async def counters(request: web.Request) -> web.Response:
         got = dict(stats)
@@ -91,9 +108,8 @@ def serve(latency: float, calls: list[list[Any]], port_file: Path) -> None:
     asyncio.run(main())
 
 
-def _chat_reply(request: dict[str, Any], calls: list[list[Any]]) -> dict[str, Any]:
-    """A chat completion: the next of ``calls`` (one per tool result so far), then text."""
-    step = sum(1 for m in request["messages"] if m.get("role") == "tool")
+def _chat_reply(step: int, calls: list[list[Any]]) -> dict[str, Any]:
+    """A chat completion: ``calls[step]`` (``step``: tool results so far), then text."""
     if step < len(calls):
         name, args = calls[step]
         function = {"name": name, "arguments": json.dumps(args)}
@@ -112,9 +128,8 @@ def _chat_reply(request: dict[str, Any], calls: list[list[Any]]) -> dict[str, An
     }
 
 
-def _messages_reply(request: dict[str, Any], calls: list[list[Any]]) -> dict[str, Any]:
-    """The same for the Anthropic Messages API (``POST /v1/messages``)."""
-    step = sum(1 for m in request["messages"] if m["role"] == "assistant")
+def _messages_reply(step: int, calls: list[list[Any]]) -> dict[str, Any]:
+    """The same for the Anthropic Messages API (``POST /v1/messages``; assistant turns so far)."""
     if step < len(calls):
         name, args = calls[step]
         content = [{"type": "tool_use", "id": f"toolu_{step}", "name": name, "input": args}]
@@ -162,6 +177,16 @@ class FakeModel:
         """The server's counters; ``reset`` starts the peak afresh for the next agent."""
         return dict(self.get("/stats?reset=1" if reset else "/stats"))
 
+    def cpu(self) -> float:
+        """CPU seconds the endpoint process has used so far (Linux ``/proc``; 0 elsewhere)."""
+        import os
+
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def close(self) -> None:
         self.proc.kill()
         self.proc.wait()
@@ -192,21 +217,56 @@ def _async_agent(latency: float, calls: list[list[Any]]) -> Any:
     return agent
 
 
-def measure(agent: Any, label: str, rollouts: int, n: int, work: Path) -> dict[str, float]:
-    """Wall time, passes and CPU of ``rollouts`` rollouts of TASK-002 at ``n`` in flight."""
+def _children_cpu() -> float:
+    """CPU seconds of this process's ended and reaped children (the sweep's workers)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(
+    agent: Any, label: str, rollouts: int, n: int, work: Path, workers: int = 1
+) -> dict[str, float]:
+    """Wall time, passes and CPU of ``rollouts`` rollouts of TASK-002 at ``n`` in flight.
+
+    With ``workers`` > 1, ``n`` in flight in each worker process, and the CPU is the
+    launcher's plus the workers' (the fake endpoint is not reaped here: not counted).
+    """
     from silo.batch.sweep import Point, run_points
     from silo.rollout.run import Budget
 
     point = Point("crm", "TASK-002", agent, label, Budget(timeout_ms=600_000))
-    cpu0 = time.process_time()
+    cpu0 = time.process_time() + _children_cpu()
     t0 = time.perf_counter()
     outcomes = run_points(
         [point], rollouts, project_dir=ROOT, group_dir=work / label.replace(" ", "-"),
-        group_id=label.replace(" ", "-"), progress=False, max_concurrency=n,
+        group_id=label.replace(" ", "-"), progress=False, max_concurrency=n, workers=workers,
     )  # fmt: skip
     wall = time.perf_counter() - t0
-    cpu = time.process_time() - cpu0
-    return {"wall": wall, "passed": sum(o.passed for o in outcomes), "cpu_ms": cpu / rollouts * 1e3}
+    cpu = time.process_time() + _children_cpu() - cpu0
+    return {
+        "wall": wall,
+        "passed": sum(o.passed for o in outcomes),
+        "cpu_ms": cpu / rollouts * 1e3,
+        "busy": _busy(o.run_dir for o in outcomes),
+    }
+
+
+def _busy(folders: Any) -> float:
+    """Seconds from the first rollout's start to the last one's end, as their run.json say.
+
+    The wall time less what came before the first rollout began (starting worker processes)
+    and after the last ended (stopping them).
+    """
+    from datetime import datetime
+
+    starts, ends = [], []
+    for folder in folders:
+        run = json.loads((folder / "run.json").read_text())
+        starts.append(datetime.fromisoformat(run["startedAt"].replace("Z", "+00:00")))
+        ends.append(datetime.fromisoformat(run["finishedAt"].replace("Z", "+00:00")))
+    return (max(ends) - min(starts)).total_seconds()
 
 
 def bare_client(url: str, bodies: list[Any], rollouts: int, n: int) -> dict[str, float]:
@@ -291,26 +351,122 @@ def peak_rss(root: Path, n: int, work: Path, calls: list[list[Any]] | None = Non
     return int(json.loads(out.stdout.strip().splitlines()[-1])["peak"])
 
 
+def openai_agent(base_url: str) -> dict[str, Any]:
+    """``agent=openai`` against the fake endpoint, as ``silo-run`` would configure it."""
+    return {
+        "_target_": "silo.agents.openai.OpenAIAgent",
+        "model": "bench",
+        "base_url": base_url,
+        "temperature": None,
+        "max_retries": 0,
+    }
+
+
+def spread_over_workers(report: Report, quick: bool, work: Path, calls: list[list[Any]]) -> None:
+    """``workers=2`` against one process: the rollout rate at 0.02 s, then the wall target.
+
+    The rate: the same R rollouts and the same N in flight per process, at a latency short
+    enough that one process is CPU-bound; wall time includes starting the workers. The wall
+    target: R = 8,192 at 2,048 in flight in all (1,024 in each of 2 workers), 1.0 s.
+    """
+    requests = len(calls) + 1
+    rollouts, n, latency = (96, 8, 0.02) if quick else (4096, 64, 0.02)
+    model = FakeModel(latency, calls, _fresh(work / "fast"))
+    rows = []
+    rates: dict[int, float] = {}
+    busy: dict[int, float] = {}  # rollouts per second while rollouts ran (see _busy)
+    try:
+        agent = openai_agent(model.base_url)
+        measure(agent, "fast warm-up", min(64, rollouts), n, work)
+        for workers in (1, 2):
+            served = model.cpu()
+            got = measure(agent, f"fast w{workers}", rollouts, n, work, workers=workers)
+            served = (model.cpu() - served) / got["wall"]  # cores the endpoint used meanwhile
+            rates[workers] = rollouts / got["wall"]
+            busy[workers] = rollouts / got["busy"]
+            sweep_cores = got["cpu_ms"] * rollouts / 1e3 / got["wall"]
+            rows.append(
+                [f"openai, workers={workers}", rollouts, n * workers, latency, f"{got['wall']:.2f}",
+                 f"{rates[workers]:.0f}", f"{busy[workers]:.0f}", got["passed"],
+                 f"{got['cpu_ms']:.3f}", f"{sweep_cores:.2f}", f"{served:.2f}"]
+            )  # fmt: skip
+            report.figure(f"fastWorkers{workers}SweepCores", sweep_cores)
+            report.figure(f"fastWorkers{workers}EndpointCores", served)
+            report.figure(f"fastWorkers{workers}RolloutsPerS", rates[workers])
+            report.figure(f"fastWorkers{workers}CpuMsPerRollout", got["cpu_ms"])
+            report.ratio(f"workers={workers} at {latency} s: rollouts passed", got["passed"],
+                         rollouts, ">=")  # fmt: skip
+    finally:
+        model.close()
+    rollouts, n, latency = (64, 16, 0.05) if quick else (8192, 2048, 1.0)
+    ideal = math.ceil(rollouts / n) * requests * latency
+    model = FakeModel(latency, calls, _fresh(work / "slow"))
+    try:
+        served = model.cpu()
+        got = measure(openai_agent(model.base_url), "wall w2", rollouts, n // 2, work, workers=2)
+        served = (model.cpu() - served) / got["wall"]
+        peak = model.stats()["peak"]
+    finally:
+        model.close()
+    rows.append(
+        [f"openai, workers=2 ({n // 2} each)", rollouts, n, latency, f"{got['wall']:.2f}",
+         f"{rollouts / got['wall']:.0f}", f"{rollouts / got['busy']:.0f}", got["passed"],
+         f"{got['cpu_ms']:.3f}", f"{got['cpu_ms'] * rollouts / 1e3 / got['wall']:.2f}",
+         f"{served:.2f}"]
+    )  # fmt: skip
+    # cores: CPU seconds per wall second, of the sweep's processes and of the endpoint's.
+    report.print_table(
+        ["agent", "R", "N in all", "latency s", "wall s", "rollouts/s", "while running",
+         "passed", "CPU ms/R", "sweep cores", "endpoint cores"],
+        rows,
+    )  # fmt: skip
+    report.ratio("workers=2 rollout rate / one process (0.02 s)", rates[2] / rates[1], 1.7, ">=")
+    print(
+        f"workers=2 rollout rate / one process while rollouts ran (workers' start and stop "
+        f"left out) = {busy[2] / busy[1]:.3g} (reported, not a target)"
+    )
+    report.figure("workers2BusyRateRatio", busy[2] / busy[1])
+    report.figure("workers2WallS", got["wall"])
+    report.figure("workers2CpuMsPerRollout", got["cpu_ms"])
+    print(f"ideal ceil(R/N) x {requests} x {latency} s = {ideal:.2f} s")
+    report.ratio("workers=2: rollouts passed", got["passed"], rollouts, ">=")
+    report.ratio("workers=2: wall / ideal", got["wall"] / ideal, 1.25)
+    report.ratio("workers=2: peak requests in flight / N", peak / n, 0.9, ">=")
+
+
+def _fresh(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=False)
+    return folder
+
+
 def main() -> None:
-    args = parser(__doc__.splitlines()[0]).parse_args()
+    cli = parser(__doc__.splitlines()[0])
+    cli.add_argument(
+        "--section", choices=("all", "one", "workers"), default="all",
+        help="one: one process (N = 2,048, references, memory); workers: workers=2; all: both",
+    )  # fmt: skip
+    args = cli.parse_args()
     header("bench_concurrency: model rollouts in flight on one event loop", args.quick)
     report = Report("concurrency", args)
-    rollouts, n, latency = (64, 16, 0.05) if args.quick else (8192, 2048, 1.0)
     work = scratch("concurrency-")
     calls = solver_calls()
+    if args.section in ("all", "one"):
+        one_process(report, args.quick, work, calls)
+    if args.section in ("all", "workers"):
+        spread_over_workers(report, args.quick, work, calls)
+    report.done()
+
+
+def one_process(report: Report, quick: bool, work: Path, calls: list[list[Any]]) -> None:
+    """One process at N = 2,048: wall, peak in flight, CPU against (a) and (b), memory."""
+    rollouts, n, latency = (64, 16, 0.05) if quick else (8192, 2048, 1.0)
     requests = len(calls) + 1
     ideal = math.ceil(rollouts / n) * requests * latency
-    model = FakeModel(latency, calls, work)
+    model = FakeModel(latency, calls, _fresh(work / "one"))
     rows = []
     cpu_ms: dict[str, float] = {}
     try:
-        openai = {
-            "_target_": "silo.agents.openai.OpenAIAgent",
-            "model": "bench",
-            "base_url": model.base_url,
-            "temperature": None,
-            "max_retries": 0,
-        }
+        openai = openai_agent(model.base_url)
         anthropic = {
             **openai,
             "_target_": "silo.agents.anthropic.AnthropicAgent",
@@ -377,7 +533,7 @@ def main() -> None:
     sys.path.insert(0, str(HERE))
     from bench_world_size import build_world
 
-    size = 43_000 if args.quick else TAU2_RETAIL_BYTES
+    size = 43_000 if quick else TAU2_RETAIL_BYTES
     root, _, _ = build_world(size, work, "rss-world")
     one = peak_rss(root, 1, work)
     many = peak_rss(root, n, work)
@@ -387,7 +543,6 @@ def main() -> None:
     report.figure("rssOneKiB", one)
     report.figure("rssManyKiB", many)
     report.ratio(f"peak_rss({n} in flight)/peak_rss(1)", many / one, 4.0)
-    report.done()
 
 
 if __name__ == "__main__":

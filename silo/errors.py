@@ -194,6 +194,7 @@ CODES: Mapping[str, ErrorCode] = _registry(
     ("view_would_overwrite", ArtifactError, "the report would replace a file it did not write"),
     ("artifacts_unwritable", ArtifactError, "a run folder or golden file cannot be written"),
     ("group_not_new", ArtifactError, "a new batch was given a group folder holding an earlier one"),
+    ("worker_lost", ArtifactError, "a workers=P process died with rollouts in flight unrecorded"),
     ("export_no_runs", ArtifactError, "silo-export found no finished rollout matching the filters"),
     ("export_no_turns", ArtifactError, "an exported rollout's trace holds no exact model turns"),
     ("export_no_tokens", ArtifactError, "a rollout exported as rl has no token ids or logprobs"),

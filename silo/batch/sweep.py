@@ -19,6 +19,7 @@ the endpoint is back.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from queue import SimpleQueue
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.artifacts.run_folder import unwritable
@@ -51,10 +52,14 @@ from silo.rollout.on_worker import start_task
 from silo.rollout.run import Interrupt, RolloutResult
 from silo.world.pool import WorldPools
 
+if TYPE_CHECKING:
+    from silo.batch.spread import Spread
+
 # Point, run_point, point_id and expand_tasks live in silo.batch.point and are re-exported here.
 __all__ = [
     "UNREACHABLE_STOP",
     "Outcome",
+    "worker_count",
     "Point",
     "completed_points",
     "concurrency",
@@ -227,6 +232,19 @@ def concurrency(value: Any) -> int:
     return value
 
 
+def worker_count(value: Any) -> int:
+    """``workers`` checked: a whole number >= 1 (processes to spread a sweep over)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(
+            "config_invalid",
+            f"workers must be a whole number >= 1 (processes to spread the rollouts over), "
+            f"got {value!r}",
+        )
+    return value
+
+
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], max_concurrency: int) -> Iterator[R]:
     """``map(fn, items)`` with up to ``max_concurrency`` calls in flight, results in order.
 
@@ -273,8 +291,13 @@ def run_points(
     progress: Any = "auto",
     max_concurrency: int = 1,
     shared_group: bool = False,
+    workers: int = 1,
 ) -> list[Outcome]:
     """Run every point ``runs`` times, up to ``max_concurrency`` rollouts in flight at once.
+
+    ``workers=P`` (P > 1) spreads the rollouts over P worker processes, each keeping up to
+    ``max_concurrency`` in flight (see :mod:`silo.batch.spread`); everything below holds the
+    same, and each rollout's ``result.json`` and ``state-diff.json`` are the same bytes.
 
     Each rollout in flight has an agent thread of its own (see :mod:`silo.rollout.worker`),
     so sync and async agents alike overlap their waits, and one that hangs is abandoned at
@@ -289,6 +312,8 @@ def run_points(
     folder together (the sweep checks it once, before its first job).
     """
     limit = concurrency(max_concurrency)
+    # No more processes than rollouts: a worker costs a fresh interpreter's start.
+    processes = min(worker_count(workers), max(1, len(points) * runs))
     if not (resume or shared_group):
         refuse_earlier_group(group_dir)
     project = Path(project_dir).resolve()
@@ -301,13 +326,19 @@ def run_points(
         done_before.update(completed_points(group_dir))
     bar = _Progress(len(points) * runs, progress)
     sweep = _Sweep(project, group_dir, group_id, bar)
-    jobs = _plan(points, runs, project, done_before)
-    if limit == 1:
+    jobs = _plan(points, runs, project, done_before, load=processes == 1)
+    if processes > 1:
+        from silo.batch.spread import Spread  # a sweep in one process never starts another
+
+        spread = Spread(sweep, jobs, limit, processes, points)
+        spread.start()  # on this thread: see Spread.start
+        sweep.run_concurrently(spread)
+    elif limit == 1:
         for job in jobs:
             outcome = sweep.skipped(job) if sweep.stopped else sweep.attempt(job)
             sweep.emit(job, sweep.note(outcome))
     else:
-        sweep.run_concurrently(jobs, limit)
+        sweep.run_concurrently(_InFlight(sweep, jobs, limit))
     return sweep.outcomes
 
 
@@ -326,31 +357,40 @@ def refuse_earlier_group(group_dir: Path) -> None:
 
 
 def _plan(
-    points: list[Point], runs: int, project: Path, done_before: Mapping[str, Path]
+    points: list[Point], runs: int, project: Path, done_before: Mapping[str, Path], load: bool
 ) -> Iterator[_Job]:
-    """The rollouts in (point, repeat) order; each point's environment loaded once."""
+    """The rollouts in (point, repeat) order; with ``load``, each point's environment loaded once.
+
+    Without ``load`` (the rollouts run in worker processes, which load their own), jobs carry
+    no environment and no agent.
+    """
     index = 0
     for point in points:
-        try:  # once per point; a point whose environment cannot load reports it per rollout
-            environment: Environment | None = load_environment(point.env, project)
-        except SiloError:
-            environment = None
+        environment: Environment | None = None
+        # Once per point; a point whose environment cannot load reports it per rollout.
+        with contextlib.suppress(SiloError):
+            environment = load_environment(point.env, project) if load else None
         agents = _PointAgent(point.agent, environment, project)
         for repeat in range(runs):
             pid = point_id(point, repeat)
             label = f"{point.task} {point.agent_label} #{repeat + 1}"
             found = done_before.get(pid)
             resumed = None if found is None else str(found)
-            agent = agents.next() if resumed is None else None
+            agent = agents.next() if resumed is None and load else None
             yield _Job(index, point, repeat, pid, label, environment, agent, resumed)
             index += 1
 
 
-def _outcome(job: _Job, result: RolloutResult) -> Outcome:
+def verdict(result: RolloutResult) -> tuple[str | None, str, str | None, bool]:
+    """A finished rollout's run folder, outcome, reason not graded, and refused connection."""
     run_path = None if result.run_dir is None else str(result.run_dir)
     # A verifier that raised, or a failing endpoint, is not the agent's: counted apart.
     outcome, reason = rollout_outcome(result.run, result.result)
-    unreachable = result.run.get("modelUnreachable") is True
+    return run_path, outcome, reason, result.run.get("modelUnreachable") is True
+
+
+def _outcome(job: _Job, result: RolloutResult) -> Outcome:
+    run_path, outcome, reason, unreachable = verdict(result)
     return Outcome(
         job.point, job.repeat, run_path, outcome == PASSED, reason, False, outcome, unreachable
     )
@@ -435,14 +475,13 @@ class _Sweep:
             self.bar.step(f"{job.label} {'PASS' if outcome.passed else 'FAIL'}")
         self.outcomes.append(outcome)
 
-    def run_concurrently(self, jobs: Iterator[_Job], limit: int) -> None:
-        """Keep up to ``limit`` rollouts in flight; emit outcomes in plan order.
+    def run_concurrently(self, control: _InFlight | Spread) -> None:
+        """Run ``control`` (rollouts in flight, here or in workers); it emits in plan order.
 
         The bookkeeping runs on a thread of its own, so Ctrl-C (always raised in the main
         thread) can only fire the interrupt, never land between starting a rollout and
         counting it; the main thread waits for every started rollout's record, then raises.
         """
-        control = _InFlight(self, jobs, limit)
         thread = threading.Thread(target=control.run, name="silo-sweep", daemon=True)
         thread.start()
         # An Event, not Thread.join: a join that Ctrl-C interrupted takes the thread for ended

@@ -114,18 +114,23 @@ def _run_plan(plan: Any, project: Path, group_dir: Path | None) -> int:
     from silo.batch.sweep import run_points
 
     _say_endpoint_limit(plan)
-    outcomes = run_points(
-        plan.points,
-        plan.runs,
-        project_dir=project,
-        group_dir=group_dir,
-        group_id=group_id,
-        runs_root=plan.runs_dir,
-        resume=plan.resume,
-        progress=plan.progress,
-        max_concurrency=plan.max_concurrency,
-        shared_group=shared,  # a sweep's jobs share its folder (the sweeper checked it)
-    )
+    try:
+        outcomes = run_points(
+            plan.points,
+            plan.runs,
+            project_dir=project,
+            group_dir=group_dir,
+            group_id=group_id,
+            runs_root=plan.runs_dir,
+            resume=plan.resume,
+            progress=plan.progress,
+            max_concurrency=plan.max_concurrency,
+            workers=plan.workers,
+            shared_group=shared,  # a sweep's jobs share its folder (the sweeper checked it)
+        )
+    except SiloError as exc:  # e.g. a worker process lost (workers=P): the records it names
+        _say(exc.message)
+        return 2
     from silo.batch.cost import record_costs
     from silo.batch.outcomes import FAILED, NOT_GRADED, count_line
 

@@ -3,8 +3,9 @@
 Contract: :func:`plan_from_config` turns the composed config (a plain mapping) into
 :class:`Plan`: the environment (without ``env``, the project's one), the points (one per task
 matched by ``task``; ``task=[A,B]``, Hydra's list, is one group of both), ``runs``,
-``seed``, ``resume``, ``fail_on_error``, the runs folder, the price table (``pricing``). Every invalid value raises a one-line
-:class:`SiloError` that names the key and the fix.
+``seed``, ``resume``, ``fail_on_error``, ``max_concurrency``, ``workers``, the runs folder,
+the price table (``pricing``). Every invalid value raises a one-line :class:`SiloError` that
+names the key and the fix.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from silo.batch.cost import PriceTable, price_table
 from silo.batch.point import Point, expand_tasks
-from silo.batch.sweep import concurrency
+from silo.batch.sweep import concurrency, worker_count
 from silo.errors import ConfigError
 from silo.json_types import JSON
 from silo.loading.environment import Environment, load_environment
@@ -40,6 +41,7 @@ class Plan:
     progress: Any
     runs_dir: Path
     max_concurrency: int = 1
+    workers: int = 1  # processes the rollouts are spread over (each max_concurrency in flight)
     # judge=: graders of the tasks' rubric items, after the runs (names or conf/judge/ nodes)
     judges: tuple[str | Mapping[str, Any], ...] = ()
     prices: PriceTable = field(default_factory=dict)  # pricing=: estimatedCost in run.json
@@ -140,6 +142,7 @@ def plan_from_config(cfg: Mapping[str, JSON], project: Path, agent_choice: str |
         progress=cfg.get("progress", "auto"),
         runs_dir=Path(str(cfg.get("runs_dir") or project / ".silo" / "runs")),
         max_concurrency=concurrency(cfg.get("max_concurrency", 1)),
+        workers=worker_count(cfg.get("workers", 1)),
         judges=judges,
         prices=price_table(cfg.get("pricing")),
     )

@@ -47,6 +47,7 @@ RUN_KEYS = (  # the top-level keys of silo-run's primary config (silo/_main/silo
     "fail_on_error",
     "progress",
     "max_concurrency",
+    "workers",
     "runs_dir",
     "hydra",
     "sweep",
