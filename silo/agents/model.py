@@ -18,11 +18,11 @@ Guarantees:
   keep-alive connections, TLS, the environment's proxies; at most ``max_connections``
   requests in flight when set; rate limits and server errors back off *together* for every
   rollout of the process, and the in-flight limit adapts;
-* requests cost little CPU at thousands in flight: the body is serialised here
-  (:func:`json_body`: the fixed fields once per conversation, each tool's spec once per
-  endpoint by :func:`tools_json`) and the raw JSON answer read with orjson, instead of an
-  SDK's per-request parameter transformation and model parsing (docs/agents.md has the figures);
-  the SDK only says which URL and headers its client would use;
+* requests cost little CPU at thousands in flight: the body is assembled by
+  :mod:`silo.agents.requests` (the fixed fields once per conversation, each tool's spec once per
+  endpoint) and the raw JSON answer read with orjson, instead of an SDK's per-request parameter
+  transformation and model parsing (docs/agents.md has the figures); the SDK only says which
+  URL and headers its client would use;
 * an endpoint that fails the agent is not the model's failure: refused or unreachable
   (``connect_failed``), HTTP 429/5xx still failing after ``max_retries`` (honouring
   ``Retry-After``), no answer in time, another 4xx, or an answer that is not a completion raise
@@ -54,11 +54,10 @@ import os
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
@@ -74,6 +73,15 @@ from silo.agents.endpoints import (
     shared_endpoint,
 )
 from silo.agents.model_loop import run_on_model_loop
+from silo.agents.requests import (
+    ConfiguredClient,
+    PromptChain,
+    conversation_state,
+    json_body,
+    request_body,
+    sdk_target,
+    tools_json,
+)
 from silo.distribution import install_hint
 from silo.json_types import JSON
 from silo.redact import add_secret
@@ -85,7 +93,7 @@ __all__ = [
     "Reply",
     "ToolUse",
     "check_url",
-    "conversation_state",
+    "conversation_state",  # re-exported from silo.agents.requests, as json_body and tools_json
     "json_body",
     "read_json",
     "token_count",
@@ -136,7 +144,7 @@ class Reply:
     ending: str
     finish_reason: str | None
     usage: dict[str, int]
-    message: Any = field(default=None, repr=False)  # the API's own turn, to send back
+    message: JSON = field(default=None, repr=False)  # the API's own turn, to send back
     # promptTokenIds, tokenIds, logprobs: whichever the endpoint sent (see model_step)
     tokens: dict[str, list[JSON]] = field(default_factory=dict, repr=False)
 
@@ -172,7 +180,7 @@ class ModelAgent(ABC):
         request_timeout_s: float = 60.0,
         max_retries: int = 8,
         max_tokens: int | None = None,
-        tool_choice: Any = None,
+        tool_choice: JSON = None,
         parallel_tool_calls: bool | None = None,
         extra_body: Mapping[str, JSON] | None = None,
         max_connections: int | None = None,
@@ -264,7 +272,7 @@ class ModelAgent(ABC):
         """
         return run_on_model_loop(self.acomplete(inp, state))
 
-    async def acomplete(self, inp: AgentInput, state: dict[str, Any]) -> Reply:
+    async def acomplete(self, inp: AgentInput, state: dict[str, JSON]) -> Reply:
         """:meth:`complete` as a coroutine of the model loop (many completions in flight)."""
         return await self._conversation(inp, state).step(1)
 
@@ -282,29 +290,19 @@ class ModelAgent(ABC):
     def target(self, sdk: ModuleType, key: str) -> tuple[str, dict[str, str]]:
         """The request URL and headers, as the SDK's client is configured to send them."""
 
-    def configured_target(self, configured: Any, path: str) -> tuple[str, dict[str, str]]:
+    def configured_target(
+        self, configured: ConfiguredClient, path: str
+    ) -> tuple[str, dict[str, str]]:
         """``path`` under an SDK client's base URL and the headers it sends; closes the client.
 
         For :meth:`target`: the SDK decides the URL and headers (its version, auth scheme),
-        Silo sends them itself. A header holding a line break is refused before any request.
+        Silo sends them itself (:func:`~silo.agents.requests.sdk_target`).
         """
-        try:
-            headers = {**configured.default_headers, **configured.auth_headers}
-            url = f"{str(configured.base_url).rstrip('/')}{path}"
-        finally:
-            configured.close()
-        fixed = {name: value for name, value in headers.items() if isinstance(value, str)}
-        for name, value in fixed.items():
-            if any(c in name or c in value for c in "\r\n\0"):
-                raise AgentError(
-                    f"the {self.kind} agent cannot reach {self.where}: the HTTP header {name!r} "
-                    "holds a line break"
-                )
-        return url, fixed
+        return sdk_target(configured, path, self.kind, self.where)
 
     @abstractmethod
     def start(self, inp: AgentInput) -> dict[str, JSON]:
-        """The request state of a new conversation (see :func:`conversation_state`)."""
+        """The request state of a new conversation (:func:`~silo.agents.requests.conversation_state`)."""
 
     @staticmethod
     @abstractmethod
@@ -376,9 +374,8 @@ class ModelAgent(ABC):
 class _Conversation:
     """One rollout of a model agent: its request state, endpoint and backoff random source.
 
-    Runs on the model loop. ``base``/``covered`` say what the previous ``model_step`` already
-    recorded (its turn, and how many messages its prompt and completion make), so each step
-    records only the messages that are new.
+    Runs on the model loop. ``chain`` says what the previous ``model_step`` already recorded,
+    so each step records only the messages that are new.
     """
 
     def __init__(
@@ -392,8 +389,7 @@ class _Conversation:
         self.agent, self.endpoint, self.inp, self.key = agent, endpoint, inp, key
         self.rng = random.Random(inp.seed if agent.seed is None else agent.seed)
         self.state = agent.start(inp) if state is None else state
-        self.base: int | None = None
-        self.covered = 0
+        self.chain = PromptChain()
 
     async def run(self) -> dict[str, JSON]:
         agent = self.agent
@@ -425,10 +421,10 @@ class _Conversation:
     async def step(self, turn: int) -> Reply:
         """One completion (with retries); emits ``model_step`` and returns the reply."""
         started = time.monotonic()
-        prompt = self.prompt()
+        prompt = self.chain.prompt(self.endpoint, self.state, self.agent.render_tool)
         reply, attempts = await self.complete()
         message = self.agent.reply_message(reply)
-        self.base, self.covered = turn, len(self.state["messages"]) + 1
+        self.chain.answered(turn, self.state)
         completion: dict[str, JSON] = {"message": message, "finishReason": reply.finish_reason}
         step: dict[str, JSON] = {
             "turn": turn,
@@ -458,31 +454,6 @@ class _Conversation:
         self.inp.emit("model_step", step)
         return reply
 
-    def prompt(self) -> dict[str, JSON]:
-        """What this request adds to the previous step's prompt and completion (see the class)."""
-        messages = self.state["messages"]
-        chained = (
-            self.base is not None
-            and self.covered <= len(messages)
-            and messages[self.covered - 1].get("role") == "assistant"
-        )
-        if chained:
-            return {"base": self.base, "messages": messages[self.covered :]}
-        skip = self.state.get("systemMessages", 0)
-        prompt: dict[str, JSON] = {"base": None, "messages": messages[skip:]}
-        prompt["system"] = self.state.get("system")
-        if self.state["tools"]:
-            prompt["tools"] = self.endpoint.parsed(self.tools_json())
-        return prompt
-
-    def tools_json(self) -> bytes:
-        found: bytes | None = self.state.get("toolsJson")
-        if found is None:
-            found = self.state["toolsJson"] = tools_json(
-                self.endpoint, self.state["tools"], self.agent.render_tool
-            )
-        return found
-
     async def complete(self) -> tuple[Reply, int]:
         agent, inp = self.agent, self.inp
         problem = "no attempt"
@@ -493,7 +464,7 @@ class _Conversation:
             try:
                 async with self.endpoint.slot(inp.deadline, inp.signal):
                     timeout = min(timeout, max(inp.deadline - time.monotonic(), 0.001))
-                    body = json_body(self.state["head"], self.tail())
+                    body = request_body(self.endpoint, self.state, agent.render_tool)
                     answer = await self.endpoint.post(body, timeout)
                 reply = agent.read_reply(answer)
                 self.endpoint.succeeded()
@@ -533,12 +504,6 @@ class _Conversation:
             f"the model endpoint at {agent.where} kept failing ({problem}) after "
             f"{agent.max_retries + 1} attempts; retry later or raise agent.max_retries"
         )
-
-    def tail(self) -> list[tuple[str, Any]]:
-        """The request body's fields after the fixed ones: the tools, then the messages."""
-        if self.state["tools"]:
-            return [("tools", self.tools_json()), ("messages", self.state["messages"])]
-        return [("messages", self.state["messages"])]
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -634,7 +599,7 @@ def _run_tool_call(inp: AgentInput, use: ToolUse) -> tuple[str, bool]:
     return _dumps(result.get("output")), False
 
 
-def _dumps(value: Any) -> str:
+def _dumps(value: JSON) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
@@ -662,87 +627,7 @@ def without_credentials(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def tools_json(
-    endpoint: Endpoint, tools: list[dict[str, JSON]], render: Callable[[dict[str, JSON]], Any]
-) -> bytes:
-    """The JSON array of ``render(spec)`` for every tool spec, made once per endpoint.
-
-    Every rollout of an environment offers the same spec objects (copied shallowly), so a spec
-    is known by its name, description and the identity of its input schema; the endpoint keeps
-    the schemas alive with the fragments (see :meth:`Endpoint.fragment`). The whole array is one
-    fragment (a rollout's first request looks it up once), each spec another (a tool list that
-    differs, e.g. with the user tool added, renders only what is new).
-    """
-    keys = tuple((s.get("name"), s.get("description"), id(s.get("inputSchema"))) for s in tools)
-    schemas = [spec.get("inputSchema") for spec in tools]
-    return endpoint.fragment(
-        ("tools", render, keys), schemas, partial(_tool_array, endpoint, tools, keys, render)
-    )
-
-
-def _tool_array(
-    endpoint: Endpoint,
-    tools: list[dict[str, JSON]],
-    keys: tuple[tuple[Any, Any, int], ...],
-    render: Callable[[dict[str, JSON]], Any],
-) -> bytes:
-    parts = [
-        endpoint.fragment((render, key), spec.get("inputSchema"), partial(_rendered, render, spec))
-        for spec, key in zip(tools, keys, strict=True)
-    ]
-    return b"[" + b",".join(parts) + b"]"
-
-
-def conversation_state(
-    messages: list[dict[str, JSON]],
-    fields: Mapping[str, JSON],
-    tools: list[dict[str, JSON]],
-    system: str,
-    system_messages: int = 0,
-) -> dict[str, JSON]:
-    """The request state of a new conversation.
-
-    ``messages`` (callers may append to it), the fixed ``fields`` serialised once, the tool
-    specs to offer, the ``system`` prompt and how many of the first messages hold it (recorded
-    apart in ``model_step``).
-    """
-    return {
-        "messages": messages,
-        "head": json_body(b"{}", list(fields.items())),
-        "tools": tools,
-        "system": system,
-        "systemMessages": system_messages,
-    }
-
-
-def _rendered(render: Callable[[dict[str, JSON]], Any], spec: dict[str, JSON]) -> bytes:
-    return _json_bytes(render(spec))
-
-
-def json_body(head: bytes, tail: list[tuple[str, Any]]) -> bytes:
-    """A request body: ``head`` (a serialised JSON object) followed by ``tail``'s fields.
-
-    A tail value that is ``bytes`` is JSON already (a serialised tool list); anything else is
-    serialised here.
-    """
-    parts = [head[:-1]]
-    separator = b"," if head != b"{}" else b""
-    for name, value in tail:
-        text = value if isinstance(value, bytes) else _json_bytes(value)
-        parts.append(b'%s"%s":%s' % (separator, name.encode(), text))
-        separator = b","
-    parts.append(b"}")
-    return b"".join(parts)
-
-
-def _json_bytes(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value)
-    except TypeError:  # a value orjson rejects (an integer beyond 64 bits): the slow, exact way
-        return json.dumps(value, ensure_ascii=False, default=str).encode()
-
-
-def token_count(value: Any) -> int:
+def token_count(value: object) -> int:
     """A usage figure as the endpoint sent it, 0 when it is missing or not a whole number."""
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 

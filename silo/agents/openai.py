@@ -29,10 +29,10 @@ from silo.agents.model import (
     ModelAgent,
     Reply,
     ToolUse,
-    conversation_state,
     read_json,
     token_count,
 )
+from silo.agents.requests import conversation_state
 from silo.json_types import JSON
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "OpenAIAgent"]

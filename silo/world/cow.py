@@ -24,8 +24,8 @@ containers without copying into the world. Code that reads storage past the view
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Hashable
-from typing import Any, SupportsIndex, TypeVar, cast
+from collections.abc import Callable, Hashable, Iterator
+from typing import Final, SupportsIndex, TypeVar, cast
 
 from silo.json_types import JSON
 from silo.world.diff import row_keys
@@ -43,7 +43,7 @@ from silo.world.tracked import (
 
 __all__ = ["SHARED", "Base", "CowDict", "is_shared", "own_top"]
 
-_MISSING: Any = object()
+_MISSING: Final = object()
 T = TypeVar("T")
 A = TypeVar("A")
 
@@ -53,7 +53,7 @@ class _Shared:
 
     __slots__ = ()
 
-    def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
+    def touch(self, top: object, row: object, key: object, op: object) -> None:
         """Told before a change to the base: refuse it."""
         raise StateMutationError(
             "the initial world is shared by every rollout and read-only, as the world is after "
@@ -61,14 +61,14 @@ class _Shared:
             "they are given"
         )
 
-    def stored(self, container: Any, key: Any) -> None:
+    def stored(self, container: TrackedDict | TrackedList, key: object) -> None:
         """Never reached: the change was refused when it was about to happen."""
 
 
 SHARED = _Shared()
 
 
-def is_shared(value: Any) -> bool:
+def is_shared(value: JSON) -> bool:
     """True for a container of a base (which only a world's own copy may stand in for)."""
     cls = type(value)
     return (cls is TrackedDict or cls is TrackedList) and value._j is SHARED
@@ -83,7 +83,7 @@ class CowDict(TrackedDict):
 
     __slots__ = ()
 
-    def _mine(self, key: Any, value: Any) -> Any:
+    def _mine(self, key: object, value: JSON) -> JSON:
         """``value`` (stored under ``key``) as the world's own: copied in if it is shared."""
         if not is_shared(value) or getattr(self._j, "read_only", False):
             return value  # a frozen world changes no more: the base's value serves as is
@@ -107,21 +107,21 @@ class CowDict(TrackedDict):
         # journal restores own copies): from now on reads are plain dict reads.
         self.__class__ = TrackedDict  # type: ignore[assignment]
 
-    def __getitem__(self, key: Any) -> Any:
+    def __getitem__(self, key: object) -> JSON:
         value = dict.__getitem__(self, key)
         cls = type(value)
         if (cls is TrackedDict or cls is TrackedList) and value._j is SHARED:
             return self._mine(key, value)
         return value
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[JSON]:
         # Overridden only so that dict(view), {**view} and view | other read through
         # keys() and __getitem__ (CPython copies a dict's storage directly otherwise).
         return dict.__iter__(self)
 
-    def get(self, key: Any, default: Any = None) -> Any:
+    def get(self, key: object, default: JSON = None) -> JSON:
         """``dict.get``, handing out the world's own copy."""
-        value = dict.get(self, key, _MISSING)
+        value: JSON = dict.get(self, key, _MISSING)
         if value is _MISSING:
             return default
         cls = type(value)
@@ -129,50 +129,50 @@ class CowDict(TrackedDict):
             return self._mine(key, value)
         return value
 
-    def values(self) -> Any:
+    def values(self) -> JSON:
         """``dict.values``, after every value is the world's own."""
         self._mine_all()
         return dict.values(self)
 
-    def items(self) -> Any:
+    def items(self) -> JSON:
         """``dict.items``, after every value is the world's own."""
         self._mine_all()
         return dict.items(self)
 
-    def pop(self, key: Any, *default: Any) -> Any:
+    def pop(self, key: object, *default: JSON) -> JSON:
         """``dict.pop``, handing out the world's own copy."""
         if key in self:
             self[key]
         return TrackedDict.pop(self, key, *default)
 
-    def popitem(self) -> tuple[Any, Any]:
+    def popitem(self) -> tuple[JSON, JSON]:
         """``dict.popitem``, handing out the world's own copy."""
         if self:
             self[next(reversed(self))]
         return TrackedDict.popitem(self)
 
-    def setdefault(self, key: Any, default: Any = None) -> Any:
+    def setdefault(self, key: object, default: JSON = None) -> JSON:
         """``dict.setdefault``, handing out the world's own copy."""
         if key in self:
             return self[key]
         return TrackedDict.setdefault(self, key, default)
 
-    def copy(self) -> dict[Any, Any]:
+    def copy(self) -> dict[JSON, JSON]:
         """A plain shallow copy, of the world's own values."""
         self._mine_all()
         return dict(dict.items(self))
 
-    def __copy__(self) -> dict[Any, Any]:
+    def __copy__(self) -> dict[JSON, JSON]:
         return self.copy()
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> dict[Any, Any]:
+    def __deepcopy__(self, memo: dict[int, object]) -> dict[JSON, JSON]:
         return {k: copy.deepcopy(v, memo) for k, v in dict.items(self)}
 
-    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[object, ...]:
         return (dict, (dict(dict.items(self)),))
 
 
-def own_top(key: Any, value: Any, journal: ChangeListener) -> Any:
+def own_top(key: object, value: JSON, journal: ChangeListener) -> JSON:
     """A world's own copy of a base top-level value: a collection view, else a deep copy."""
     if type(value) is TrackedDict:
         view = CowDict()
@@ -195,7 +195,7 @@ class Base:
     def __init__(self, state: dict[str, JSON]) -> None:
         """Build the base from a plain state (raises :class:`NotTrackable` for non-JSON)."""
         self.root: TrackedDict = track_root(state, SHARED)
-        self._facts: dict[Any, Any] = {}
+        self._facts: dict[JSON, JSON] = {}
 
     def view(self, journal: ChangeListener) -> CowDict:
         """A new world's root over this base, its changes told to ``journal``."""
@@ -204,7 +204,7 @@ class Base:
         dict.update(root, self.root)
         return root
 
-    def value(self, top: Any, default: Any = None) -> Any:
+    def value(self, top: object, default: JSON = None) -> JSON:
         """The base's value under top-level key ``top``."""
         return dict.get(self.root, top, default)
 
@@ -215,18 +215,18 @@ class Base:
         except KeyError:
             return cast(T, self._facts.setdefault(key, make(self.root, arg)))
 
-    def positions(self, top: Any) -> dict[Any, int]:
+    def positions(self, top: object) -> dict[object, int]:
         """Each key's position in the base collection ``top`` (the order a rollout begins in)."""
         return self.fact(("positions", top), _positions, top)
 
-    def log_names(self, top: Any) -> frozenset[Any]:
+    def log_names(self, top: object) -> frozenset[object]:
         """The row names (diff keys) of the base log ``top``."""
         return self.fact(("log names", top), _log_names, top)
 
 
-def _positions(root: TrackedDict, top: Any) -> dict[Any, int]:
+def _positions(root: TrackedDict, top: object) -> dict[object, int]:
     return {k: i for i, k in enumerate(dict.get(root, top, ()))}
 
 
-def _log_names(root: TrackedDict, top: Any) -> frozenset[Any]:
+def _log_names(root: TrackedDict, top: object) -> frozenset[object]:
     return frozenset(row_keys(list(dict.get(root, top, ()))))

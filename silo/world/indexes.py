@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
 from itertools import islice
-from typing import Any, cast
+from typing import Final, cast
 
 from silo.json_types import JSON
 from silo.world.cow import SHARED, Base, CowDict, is_shared
@@ -32,10 +32,10 @@ from silo.world.tracked import COLL, DELETE, slot
 
 __all__ = ["Index"]
 
-_NONE: Any = object()  # "filed under no value": absent field, unhashable value, not a row
+_NONE: Final = object()  # "filed under no value": absent field, unhashable value, not a row
 
 
-def _value(row: Any, field: str) -> Any:
+def _value(row: object, field: str) -> JSON:
     if not isinstance(row, Mapping):
         return _NONE
     value = row.get(field, _NONE)
@@ -64,7 +64,7 @@ class Index:
             # A world that never read this collection: it is still its base's, as filed.
             base = cast(Journal, cast(CowDict, state)._j).base
             return list(_base_filing(base, self).get(value, ()))
-        coll: dict[Any, Any] = state[self.collection]
+        coll: dict[JSON, JSON] = state[self.collection]
         found = slot(coll)
         journal = None if found is None else found[0]
         if type(journal) is Journal and found is not None and found[2] is COLL:
@@ -83,18 +83,18 @@ class Index:
         return [coll[key] for key in self.keys(state, value)]
 
 
-def _matches(row: Any, field: str, value: Any) -> bool:
+def _matches(row: object, field: str, value: JSON) -> bool:
     found = _value(row, field)
     return found is not _NONE and found == value
 
 
-def _base_filing(base: Base, index: Index) -> dict[Any, list[JSON]]:
+def _base_filing(base: Base, index: Index) -> dict[object, list[JSON]]:
     """The keys of the base collection's rows by value, in its order: filed once per base."""
     return base.fact(index, _file_base, index)
 
 
-def _file_base(root: Any, index: Index) -> dict[Any, list[JSON]]:
-    buckets: dict[Any, list[JSON]] = {}
+def _file_base(root: JSON, index: Index) -> dict[object, list[JSON]]:
+    buckets: dict[object, list[JSON]] = {}
     for key, row in dict.items(dict.get(root, index.collection, {})):
         found = _value(row, index.field)
         if found is not _NONE:
@@ -103,7 +103,7 @@ def _file_base(root: Any, index: Index) -> dict[Any, list[JSON]]:
 
 
 def _over_base(
-    journal: Journal, index: Index, coll: dict[Any, Any], rec: Rows | None, value: Any
+    journal: Journal, index: Index, coll: dict[JSON, JSON], rec: Rows | None, value: JSON
 ) -> list[JSON]:
     """A lookup in a world's view of its base collection: the base's filing, corrected.
 
@@ -127,7 +127,7 @@ def _over_base(
     return sorted(found + hits, key=lambda k: base[k] if k in base else tail[k])
 
 
-def _filed(journal: Journal, index: Index, coll: dict[Any, Any]) -> _Filed:
+def _filed(journal: Journal, index: Index, coll: dict[JSON, JSON]) -> _Filed:
     per_index = journal.watchers.setdefault(index.collection, {})
     filed = per_index.get(index)
     if filed is None or filed.coll is not coll:
@@ -156,22 +156,22 @@ class _Filed:
         "stale",
     )
 
-    def __init__(self, journal: Journal, coll: dict[Any, Any], field: str) -> None:
+    def __init__(self, journal: Journal, coll: dict[JSON, JSON], field: str) -> None:
         self.journal = journal
         self.coll = coll
         self.field = field
-        self.buckets: dict[Any, set[Any]] = {}
-        self.filed_as: dict[Any, Any] = {}
-        self.order: dict[Any, int] = {}
+        self.buckets: dict[object, set[object]] = {}
+        self.filed_as: dict[JSON, JSON] = {}
+        self.order: dict[object, int] = {}
         self.next = 0
-        self.dirty: dict[Any, None] = {}
+        self.dirty: dict[object, None] = {}
         # Keys whose row the journal does not report on under that key (see _followed).
-        self.volatile: set[Any] = set()
+        self.volatile: set[object] = set()
         self.stale = True
 
     # -- told by the journal (before the change it names, or after a rollback) ----------------
 
-    def touched(self, row: Any, key: Any, op: Any) -> None:
+    def touched(self, row: object, key: object, op: object) -> None:
         if self.stale:
             return
         dirty = self.dirty
@@ -184,7 +184,7 @@ class _Filed:
         else:  # a row is replaced where it stands
             dirty[key] = None
 
-    def restored(self, keys: Iterator[Any], removed: set[Any]) -> None:
+    def restored(self, keys: Iterator[object], removed: set[object]) -> None:
         if self.stale:
             return
         for key in keys:
@@ -197,7 +197,7 @@ class _Filed:
 
     # -- lookups ------------------------------------------------------------------------------
 
-    def lookup(self, value: Any) -> list[JSON]:
+    def lookup(self, value: JSON) -> list[JSON]:
         if self.stale:
             self._build()
         else:
@@ -210,7 +210,7 @@ class _Filed:
             return []
         return sorted(keys, key=self.order.__getitem__)
 
-    def _followed(self, key: Any, row: Any) -> bool:
+    def _followed(self, key: object, row: object) -> bool:
         """Whether every change to ``row`` reaches the journal as a change to row ``key``.
 
         True for the journal's own tracked rows, the base's rows (a world replaces one only

@@ -16,7 +16,7 @@ run then); a change while ``IDLE`` marks the world ``dirty`` so it is never reus
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from silo.json_types import JSON
 from silo.world.cow import Base, own_top
@@ -29,8 +29,12 @@ from silo.world.tracked import (
     ROOT,
     StateMutationError,
     TrackedDict,
+    TrackedList,
     track,
 )
+
+if TYPE_CHECKING:  # savepoint imports this module: the name is for the annotation only
+    from silo.world.savepoint import Savepoint
 
 __all__ = ["ACTIVE", "FROZEN", "IDLE", "Journal", "Log", "Rows", "StateMutationError", "Whole"]
 
@@ -43,7 +47,7 @@ class Rows:
     __slots__ = ("pre", "keys_before")
 
     def __init__(self) -> None:
-        self.pre: dict[Any, Any] = {}
+        self.pre: dict[JSON, JSON] = {}
         self.keys_before: list[JSON] | None = None  # original key order, once one was deleted
 
 
@@ -62,7 +66,7 @@ class Whole:
 
     __slots__ = ("pre",)
 
-    def __init__(self, pre: Any) -> None:
+    def __init__(self, pre: JSON) -> None:
         self.pre = pre
 
 
@@ -76,20 +80,20 @@ class Journal:
         self.root: TrackedDict = base.view(self)
         self.mode = IDLE
         self.dirty = False
-        self.recs: dict[Any, Rows | Log | Whole] = {}
+        self.recs: dict[object, Rows | Log | Whole] = {}
         self.root_keys: list[JSON] | None = None
         # Per collection, the indexes (silo.world.indexes) filed over it, told of every change so
         # they re-file just the rows touched. Any mode: an index must stay true to the world.
-        self.watchers: dict[Any, dict[Any, Any]] = {}
+        self.watchers: dict[object, dict[JSON, JSON]] = {}
         # The open savepoint of the running tool call (silo.world.savepoint), told first.
-        self.savepoint: Any = None
+        self.savepoint: Savepoint | None = None
 
     @property
     def read_only(self) -> bool:
         """True while the world is frozen (its views then hand out base values uncopied)."""
         return self.mode == FROZEN
 
-    def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
+    def touch(self, top: object, row: object, key: object, op: object) -> None:
         """Told before a change to slot ``(top, row)``: note it on first touch."""
         if self.watchers:
             self._tell_watchers(top, row, key, op)
@@ -111,12 +115,12 @@ class Journal:
         else:
             self._touch_row(top, row, None)
 
-    def stored(self, container: Any, key: Any) -> None:
+    def stored(self, container: TrackedDict | TrackedList, key: object) -> None:
         """Told after a non-scalar value was stored: the open savepoint tracks it at its close."""
         if self.savepoint is not None:
             self.savepoint.stored(container, key)
 
-    def _tell_watchers(self, top: Any, row: Any, key: Any, op: Any) -> None:
+    def _tell_watchers(self, top: object, row: object, key: object, op: object) -> None:
         if top is ROOT:  # a whole collection replaced or removed
             for watcher in self.watchers.get(key, {}).values():
                 watcher.reset()
@@ -126,7 +130,7 @@ class Journal:
             for watcher in watching.values():
                 watcher.touched(row, key, op)
 
-    def _touch_row(self, top: Any, row: Any, op: Any) -> None:
+    def _touch_row(self, top: object, row: object, op: object) -> None:
         rec = self.recs.get(top)
         if rec is None:
             rec = self.recs[top] = Rows()
@@ -138,7 +142,7 @@ class Journal:
         if op is DELETE and rec.keys_before is None and pre[row] is not ABSENT:
             rec.keys_before = list(self.base.value(top, ()))
 
-    def _touch_log(self, top: Any, container: Any, op: Any) -> None:
+    def _touch_log(self, top: object, container: object, op: object) -> None:
         rec = self.recs.get(top)
         if type(rec) is Whole:
             return
@@ -149,17 +153,17 @@ class Journal:
         elif isinstance(rec, Log) and rec.pre is None and not appending:
             rec.pre = self.base.value(top)
 
-    def _touch_top(self, key: Any) -> None:
+    def _touch_top(self, key: object) -> None:
         if self.root_keys is None:
             self.root_keys = list(self.base.root)
         if type(self.recs.get(key)) is not Whole:
             self.recs[key] = Whole(self.base.value(key, ABSENT))
 
-    def initial_value(self, top: Any, rec: Rows | Log | Whole) -> Any:
+    def initial_value(self, top: object, rec: Rows | Log | Whole) -> JSON:
         """The value ``top`` had when the rollout began: the base's (ABSENT: none)."""
         return self.base.value(top, ABSENT)
 
-    def initial(self) -> dict[Any, Any]:
+    def initial(self) -> dict[JSON, JSON]:
         """The state as the rollout began: the base where it changed, else the world's own.
 
         Every value is read-only while the world is frozen (the base's always are); an
@@ -212,7 +216,7 @@ class Journal:
         self.root_keys = None
 
 
-def _tell_restored(watching: dict[Any, Any], rec: Rows | Log | Whole) -> None:
+def _tell_restored(watching: dict[JSON, JSON], rec: Rows | Log | Whole) -> None:
     """Tell a collection's indexes which rows a rollback is about to restore."""
     if type(rec) is Rows and rec.keys_before is None:
         removed = {key for key, before in rec.pre.items() if before is ABSENT}

@@ -22,7 +22,7 @@ import copy
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar, cast
+from typing import Protocol, TypeVar, cast
 
 from silo.json_types import JSON
 from silo.jsonio import canonical
@@ -43,13 +43,13 @@ class World:
 
     def __init__(
         self,
-        create_state: Callable[[], Any],
-        bind_tools: Callable[[Any], list[Tool]],
+        create_state: Callable[[], JSON],
+        bind_tools: Callable[[JSON], list[Tool]],
         base: Base | None = None,
     ) -> None:
         """A world over ``base`` (its pool's); without one, over a base of its own."""
         self._journal: Journal | None = None
-        self._snapshot: Any = None
+        self._snapshot: JSON = None
         if base is None:
             raw = create_state()
             if type(raw) is dict:
@@ -59,7 +59,7 @@ class World:
                     base = None
         if base is not None:
             self._journal = Journal(base)
-            self.state: Any = self._journal.root
+            self.state: JSON = self._journal.root
         else:
             self.state = raw
             self._snapshot = copy.deepcopy(raw)
@@ -89,7 +89,7 @@ class World:
         if self._journal is not None:
             self._journal.mode = FROZEN
 
-    def initial(self) -> Any:
+    def initial(self) -> JSON:
         """The state as the rollout began (read-only)."""
         if self._journal is None:
             return self._snapshot
@@ -128,7 +128,7 @@ class World:
                 diff_value(top, before, dict.get(root, top, ABSENT), scalars, collections)
         return {"scalars": scalars, "collections": collections}
 
-    def _diff_rows(self, top: Any, rec: Rows) -> dict[str, list[JSON]] | None:
+    def _diff_rows(self, top: object, rec: Rows) -> dict[str, list[JSON]] | None:
         coll = dict.__getitem__(self._journal.root, top)  # type: ignore[union-attr]
         added, removed, changed = [], [], []
         for key, before in rec.pre.items():
@@ -155,7 +155,7 @@ class World:
             changed.sort(key=position.__getitem__)
         return {"added": added, "removed": removed, "changed": changed}
 
-    def _original_positions(self, top: Any, coll: Any, rec: Rows) -> dict[Any, int]:
+    def _original_positions(self, top: object, coll: JSON, rec: Rows) -> dict[object, int]:
         if rec.keys_before is not None:
             return {k: i for i, k in enumerate(rec.keys_before)}
         return self._journal.base.positions(top)  # type: ignore[union-attr]
@@ -183,15 +183,15 @@ class WorldPool:
 
     def __init__(
         self,
-        create_state: Callable[[], Any],
-        bind_tools: Callable[[Any], list[Tool]],
+        create_state: Callable[[], JSON],
+        bind_tools: Callable[[JSON], list[Tool]],
         name: str = "",
     ) -> None:
         self._create_state = create_state
         self._bind_tools = bind_tools
         self._free: list[World] = []
         self._lock = threading.Lock()
-        self._derived: dict[Callable[[World], Any], Any] = {}
+        self._derived: dict[Callable[[World], object], object] = {}
         self._base: Base | None = None  # set by the first world: every later one shares it
         self._base_lock = threading.Lock()
         self._untracked = False  # the state is not JSON: every world is built, never shared
@@ -250,11 +250,11 @@ class WorldSource(Protocol):
         """The environment's name."""
 
     @property
-    def create_state(self) -> Callable[[], Any]:
+    def create_state(self) -> Callable[[], JSON]:
         """Builds a fresh initial state."""
 
     @property
-    def bind_tools(self) -> Callable[[Any], list[Tool]]:
+    def bind_tools(self) -> Callable[[JSON], list[Tool]]:
         """Binds the tools to a state."""
 
 

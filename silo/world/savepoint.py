@@ -19,7 +19,7 @@ unseen later): the tracked containers say where they took a value that is not a 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Final
 
 from silo.json_types import JSON
 from silo.jsonio import plain_copy
@@ -30,8 +30,8 @@ from silo.world.tracked import APPEND, COLL, DELETE, LIST, ROOT, TrackedDict, Tr
 
 __all__ = ["Savepoint"]
 
-_NO_SLOT: Any = object()
-_FROM_JOURNAL: Any = object()  # "the journal's pre-image of this row is the value to restore"
+_NO_SLOT: Final = object()
+_FROM_JOURNAL: Final = object()  # "the journal's pre-image of this row is the value to restore"
 
 
 class Savepoint:
@@ -44,14 +44,14 @@ class Savepoint:
         self.journal = journal
         # (top, row, value) in the order first touched; row is ROOT for a top-level value and
         # LIST for a log saved whole.
-        self.entries: list[tuple[Any, Any, Any]] = []
-        self.seen: set[tuple[Any, Any]] = set()
-        self.orders: dict[Any, list[JSON]] = {}  # key order before a delete: top (ROOT: root)
-        self.lengths: dict[Any, int] = {}  # a log only appended to: its length before the call
-        self.last: tuple[Any, Any] = (_NO_SLOT, _NO_SLOT)  # the row slot saved last
+        self.entries: list[tuple[object, object, JSON]] = []
+        self.seen: set[tuple[object, object]] = set()
+        self.orders: dict[object, list[JSON]] = {}  # key order before a delete: top (ROOT: root)
+        self.lengths: dict[object, int] = {}  # a log only appended to: its length before the call
+        self.last: tuple[object, object] = (_NO_SLOT, _NO_SLOT)  # the row slot saved last
         # (container, key) where the call stored a value that is not a scalar, in a row or a
         # collection (key None: somewhere in a list): made tracked at close.
-        self.stores: list[tuple[Any, Any]] = []
+        self.stores: list[tuple[JSON, object]] = []
 
     def open(self) -> None:
         """Record the changes of the call about to run."""
@@ -68,7 +68,7 @@ class Savepoint:
             self._track_stored()
             self._forget()
 
-    def stored(self, container: Any, key: Any) -> None:
+    def stored(self, container: TrackedDict | TrackedList, key: object) -> None:
         """Told (through the journal) after ``container`` took a non-scalar value at ``key``."""
         top = container._top
         if top is ROOT or (key is None and container is dict.get(self.journal.root, top)):
@@ -117,13 +117,13 @@ class Savepoint:
             if value is not _NO_SLOT and _untracked(value, journal, top, row):
                 dict.__setitem__(container, key, track(value, journal, top, row))
 
-    def touch(self, top: Any, row: Any, key: Any, op: Any) -> None:
+    def touch(self, top: object, row: object, key: object, op: object) -> None:
         """Told by the journal before a change: save the slot's pre-call value on first touch."""
         if row is self.last[1] and top == self.last[0] and row is not COLL and row is not LIST:
             return  # the row changed last, again (most changes): already saved
         root = self.journal.root
         if top is ROOT:
-            slot = (ROOT, key)
+            slot: tuple[object, object] = (ROOT, key)
             if ROOT not in self.orders:
                 self.orders[ROOT] = list(root)
             if slot not in self.seen:
@@ -155,7 +155,7 @@ class Savepoint:
             value = ABSENT
         self.entries.append((top, row, value))
 
-    def _touch_log(self, top: Any, container: Any, op: Any) -> None:
+    def _touch_log(self, top: object, container: JSON, op: object) -> None:
         slot = (top, LIST)
         if slot in self.seen:
             return
@@ -172,8 +172,8 @@ class Savepoint:
         journal = self.journal
         root = journal.root
         watchers = journal.watchers
-        touched: dict[Any, set[Any]] = {}
-        rebuilt: set[Any] = set(self.orders)
+        touched: dict[object, set[object]] = {}
+        rebuilt: set[object] = set(self.orders)
         for top, length in self.lengths.items():
             log = dict.get(root, top)
             if (top, LIST) not in self.seen and type(log) is not dict and log is not None:
@@ -221,24 +221,24 @@ class Savepoint:
         self._forget()
 
 
-def _rollout_initial(journal: Journal, top: Any, row: Any) -> Any:
+def _rollout_initial(journal: Journal, top: object, row: object) -> JSON:
     """A fresh tracked copy of ``row`` as the rollout began (ABSENT: it was not there).
 
     The journal keeps it as the row's pre-image, or inside the collection's own pre-image once
     the call replaced the whole collection.
     """
     rec = journal.recs.get(top)
-    pre: Any = ABSENT
+    pre: JSON = ABSENT
     if type(rec) is Rows or type(rec) is Whole and isinstance(rec.pre, dict):
         pre = rec.pre.get(row, ABSENT)
     return ABSENT if pre is ABSENT else track(pre, journal, top, row)
 
 
-def _holds_plain(value: Any) -> bool:
+def _holds_plain(value: JSON) -> bool:
     """Whether ``value`` is, or holds, a plain dict or list (one no journal is told about)."""
     cls = type(value)
     if cls is TrackedDict:
-        items: Any = dict.values(value)
+        items: JSON = dict.values(value)
     elif cls is TrackedList:
         items = value
     else:
@@ -252,7 +252,7 @@ def _holds_plain(value: Any) -> bool:
     return False
 
 
-def _untracked(value: Any, journal: Journal, top: Any, row: Any) -> bool:
+def _untracked(value: JSON, journal: Journal, top: object, row: object) -> bool:
     """Whether ``value``, now in slot ``(top, row)``, is not (wholly) that slot's tracked value.
 
     True for a plain container, and for a tracked one of another slot or world (a row stored

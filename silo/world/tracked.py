@@ -60,10 +60,10 @@ SET = _Marker("SET")
 class ChangeListener(Protocol):
     """What a tracked container tells before it changes (a world's journal, in practice)."""
 
-    def touch(self, top: Any, row: Any, key: Any, op: _Marker) -> None:
+    def touch(self, top: object, row: object, key: object, op: _Marker) -> None:
         """Slot ``(top, row)`` is about to change at ``key`` by ``op`` (SET, DELETE, APPEND)."""
 
-    def stored(self, container: Any, key: Any) -> None:
+    def stored(self, container: TrackedDict | TrackedList, key: object) -> None:
         """``container`` now holds a value that is not a scalar at ``key`` (None: in a list).
 
         Told after the change. Such a value may be a plain container, which tells no one when
@@ -79,41 +79,41 @@ class NotTrackable(SiloException, TypeError):
     """The state holds a value the tracker cannot follow (a set, a tuple, an object)."""
 
 
-class TrackedDict(dict[Any, Any]):
+class TrackedDict(dict[JSON, JSON]):
     """A ``dict`` that tells its listener before every change; reads are plain dict reads."""
 
     __slots__ = ("_j", "_top", "_row")
     _j: ChangeListener
-    _top: Any
-    _row: Any
+    _top: object
+    _row: object
 
-    def _t(self, key: Any, op: _Marker) -> None:
+    def _t(self, key: object, op: _Marker) -> None:
         self._j.touch(self._top, self._row, key, op)
 
-    def __setitem__(self, key: Any, value: Any) -> None:
+    def __setitem__(self, key: object, value: JSON) -> None:
         self._t(key, SET)
         dict.__setitem__(self, key, value)
         if type(value) not in _SCALAR_TYPES:
             self._j.stored(self, key)
 
-    def __delitem__(self, key: Any) -> None:
+    def __delitem__(self, key: object) -> None:
         if key in self:
             self._t(key, DELETE)
         dict.__delitem__(self, key)
 
-    def pop(self, key: Any, *default: Any) -> Any:
+    def pop(self, key: object, *default: JSON) -> JSON:
         """``dict.pop``, told to the listener first."""
         if key in self:
             self._t(key, DELETE)
         return dict.pop(self, key, *default)
 
-    def popitem(self) -> tuple[Any, Any]:
+    def popitem(self) -> tuple[JSON, JSON]:
         """``dict.popitem``, told to the listener first."""
         if self:
             self._t(next(reversed(self)), DELETE)
         return dict.popitem(self)
 
-    def setdefault(self, key: Any, default: Any = None) -> Any:
+    def setdefault(self, key: object, default: JSON = None) -> JSON:
         """``dict.setdefault``, told to the listener first when it adds a key."""
         if key in self:
             return dict.__getitem__(self, key)
@@ -143,13 +143,13 @@ class TrackedDict(dict[Any, Any]):
             self._t(key, DELETE)
         dict.clear(self)
 
-    def __copy__(self) -> dict[Any, Any]:
+    def __copy__(self) -> dict[JSON, JSON]:
         return dict(self)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> dict[Any, Any]:
+    def __deepcopy__(self, memo: dict[int, object]) -> dict[JSON, JSON]:
         return {k: copy.deepcopy(v, memo) for k, v in self.items()}
 
-    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[object, ...]:
         return (dict, (dict(self),))
 
 
@@ -158,19 +158,19 @@ class TrackedList(list[JSON]):
 
     __slots__ = ("_j", "_top", "_row")
     _j: ChangeListener
-    _top: Any
-    _row: Any
+    _top: object
+    _row: object
 
     def _t(self, op: _Marker = SET) -> None:
         # The list itself is the key, so the journal can tell an append to a top-level log
         # (kept as a length) from any other change (which saves the whole log).
         self._j.touch(self._top, self._row, self, op)
 
-    def _stored(self, value: Any) -> None:
+    def _stored(self, value: JSON) -> None:
         if type(value) not in _SCALAR_TYPES:
             self._j.stored(self, None)
 
-    def append(self, value: Any) -> None:
+    def append(self, value: JSON) -> None:
         """``list.append``, told to the listener first (as an append)."""
         self._t(APPEND)
         list.append(self, value)
@@ -189,13 +189,13 @@ class TrackedList(list[JSON]):
         self.extend(values)
         return self
 
-    def insert(self, index: SupportsIndex, value: Any) -> None:
+    def insert(self, index: SupportsIndex, value: JSON) -> None:
         """``list.insert``, told to the listener first."""
         self._t()
         list.insert(self, index, value)
         self._stored(value)
 
-    def __setitem__(self, index: Any, value: Any) -> None:
+    def __setitem__(self, index: SupportsIndex | slice, value: JSON) -> None:
         self._t()
         list.__setitem__(self, index, value)
         if isinstance(index, slice):
@@ -203,16 +203,16 @@ class TrackedList(list[JSON]):
         else:
             self._stored(value)
 
-    def __delitem__(self, index: Any) -> None:
+    def __delitem__(self, index: SupportsIndex | slice) -> None:
         self._t()
         list.__delitem__(self, index)
 
-    def pop(self, index: SupportsIndex = -1) -> Any:
+    def pop(self, index: SupportsIndex = -1) -> JSON:
         """``list.pop``, told to the listener first."""
         self._t()
         return list.pop(self, index)
 
-    def remove(self, value: Any) -> None:
+    def remove(self, value: JSON) -> None:
         """``list.remove``, told to the listener first."""
         self._t()
         list.remove(self, value)
@@ -239,10 +239,10 @@ class TrackedList(list[JSON]):
     def __copy__(self) -> list[JSON]:
         return list(self)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> list[JSON]:
+    def __deepcopy__(self, memo: dict[int, object]) -> list[JSON]:
         return [copy.deepcopy(v, memo) for v in self]
 
-    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[object, ...]:
         return (list, (list(self),))
 
 
@@ -250,14 +250,14 @@ _SCALARS = (str, int, float, bool, type(None))
 _SCALAR_TYPES = frozenset(_SCALARS)
 
 
-def slot(container: Any) -> tuple[ChangeListener, Any, Any] | None:
+def slot(container: object) -> tuple[ChangeListener, object, object] | None:
     """``(listener, top, row)`` of a tracked container, None for anything else."""
     if isinstance(container, (TrackedDict, TrackedList)):  # a world's CowDict too
         return container._j, container._top, container._row
     return None
 
 
-def tracked_dict(items: Any, journal: ChangeListener, top: Any, row: Any) -> TrackedDict:
+def tracked_dict(items: JSON, journal: ChangeListener, top: object, row: object) -> TrackedDict:
     """A :class:`TrackedDict` of ``items`` (taken as they are) in slot ``(top, row)``."""
     out = TrackedDict()
     out._j, out._top, out._row = journal, top, row
@@ -265,7 +265,7 @@ def tracked_dict(items: Any, journal: ChangeListener, top: Any, row: Any) -> Tra
     return out
 
 
-def track(value: Any, journal: ChangeListener, top: Any, row: Any) -> Any:
+def track(value: JSON, journal: ChangeListener, top: object, row: object) -> JSON:
     """A tracked deep copy of ``value`` whose containers all belong to slot ``(top, row)``."""
     cls = type(value)
     # The container is copied at C speed, then only its non-scalar values are replaced: most
@@ -295,7 +295,7 @@ def track_root(state: dict[str, JSON], journal: ChangeListener) -> TrackedDict:
     return tracked_dict(items, journal, ROOT, None)
 
 
-def track_top(key: Any, value: Any, journal: ChangeListener) -> Any:
+def track_top(key: object, value: JSON, journal: ChangeListener) -> JSON:
     """A tracked copy of one top-level value, with its rows in their own slots."""
     if type(value) is dict or type(value) is TrackedDict:
         rows = {k: track(v, journal, key, k) for k, v in value.items()}
