@@ -40,9 +40,15 @@ class HttpServer:
 
 
 @contextmanager
-def http_server(runs: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
-    """Start silo-mcp on a free port and wait for its ready line (it names the port)."""
-    command = [SILO_MCP, f"runs_dir={runs}", "transport=http", "port=0", *args]
+def http_server(
+    runs: Path, *args: str, env: dict[str, str] | None = None, silo_mcp: str = SILO_MCP
+) -> Iterator[HttpServer]:
+    """Start silo-mcp on a free port and wait for its ready line (it names the port).
+
+    ``silo_mcp`` is the console script to run: this venv's by default; a client's own venv
+    (verifiers pins an older mcp) runs the one of a venv with Silo's [mcp] extra.
+    """
+    command = [silo_mcp, f"runs_dir={runs}", "transport=http", "port=0", *args]
     proc = subprocess.Popen(command, cwd=REPO, stderr=subprocess.PIPE, text=True, env=env)
     assert proc.stderr is not None
     line = proc.stderr.readline()  # blocks until the ready line or the exit

@@ -1,8 +1,9 @@
 """A scripted OpenAI-compatible chat endpoint on loopback, streaming as the real one does.
 
-Reply *k* of a conversation is ``SCRIPT[k]``, where *k* counts the user messages before it
-minus one, so every conversation (a GRPO group's rollouts in flight at once) gets the same
-replies in the same order whatever the interleaving. Run as ``python fake_chat.py <script.json>``:
+Reply *k* of a conversation is ``SCRIPT[k]``, where *k* counts the assistant messages before
+it, so every conversation (a GRPO group's rollouts in flight at once) gets the same replies in
+the same order whatever the interleaving. A text entry is the reply's content; an object
+``{"call": name, "arguments": {...}}`` is a reply calling that tool (an MCP harness). Run as ``python fake_chat.py <script.json>``:
 it prints ``ready <port>`` once it listens.
 """
 
@@ -14,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-def serve(script: list[str]) -> ThreadingHTTPServer:
+def serve(script: list[Any]) -> ThreadingHTTPServer:
     """A server on a free loopback port answering with ``script``."""
 
     class Handler(BaseHTTPRequestHandler):
@@ -28,8 +29,15 @@ def serve(script: list[str]) -> ThreadingHTTPServer:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            users = sum(1 for m in body.get("messages", []) if m.get("role") == "user")
-            text = script[min(users - 1, len(script) - 1)]
+            turns = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+            entry = script[min(turns, len(script) - 1)]
+            if isinstance(entry, dict):
+                call = {"index": 0, "id": f"call_{turns}", "type": "function",
+                        "function": {"name": entry["call"],
+                                     "arguments": json.dumps(entry["arguments"])}}  # fmt: skip
+                self._stream(body, {"role": "assistant", "tool_calls": [call]}, "tool_calls")
+                return
+            text = entry
             if not body.get("stream"):
                 message = {"role": "assistant", "content": text}
                 choice = {"index": 0, "message": message, "finish_reason": "stop"}
@@ -38,6 +46,9 @@ def serve(script: list[str]) -> ThreadingHTTPServer:
                                  "usage": {"prompt_tokens": 1, "completion_tokens": 1,
                                            "total_tokens": 2}})  # fmt: skip
                 return
+            self._stream(body, {"role": "assistant", "content": text}, "stop")
+
+        def _stream(self, body: Any, delta: dict[str, Any], finish: str) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
@@ -45,9 +56,8 @@ def serve(script: list[str]) -> ThreadingHTTPServer:
             base = {"id": "c", "object": "chat.completion.chunk", "created": 0,
                     "model": body.get("model")}  # fmt: skip
             chunks = [
-                {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": text},
-                                      "finish_reason": None}]},
-                {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
                  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}},
             ]  # fmt: skip
             for chunk in chunks:

@@ -3,6 +3,8 @@
 # openai < 3, which cannot sit beside Silo's [mcp] extra and dev tools. vf-eval's null harness
 # prepares its chat script with uv (installed with the extra's venv). Usage:
 # bash tests/integrations/verifiers.sh (VENV=... picks the venv folder; default outside the tree).
+# The episode-URL test runs silo-mcp from the project's .venv (Silo's [mcp] extra, mcp >= 2.3);
+# it is skipped, saying so, when .venv/bin/silo-mcp is missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 VENV="${VENV:-${TMPDIR:-/tmp}/silo-venv-verifiers}"
