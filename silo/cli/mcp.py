@@ -25,6 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from silo.cli.hydra.setup import check_group_overrides, prepare
 from silo.errors import ConfigError, SiloError
+from silo.integrations.mcp_options import check_finish_result, check_transport
 from silo.json_types import JSON
 from silo.loading.project import default_environment
 
@@ -104,8 +105,12 @@ def _serve(cfg: DictConfig, project: Path) -> None:
         raise ConfigError("config_invalid", f"seed must be a whole number, got {seed!r}")
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 65536:
         raise ConfigError("config_invalid", f"port must be a number from 0 to 65535, got {port!r}")
+    transport, finish_result = str(plain.get("transport")), str(plain.get("finish_result"))
+    check_transport(transport)
+    check_finish_result(finish_result)
+    # Everything a command line can get wrong is checked before the MCP SDK is imported.
+    http = _http_options(plain) if transport == "http" else None
     from silo.integrations.episodes import EpisodeSpec
-    from silo.integrations.mcp_server import serve
 
     spec = EpisodeSpec(
         env=env,
@@ -117,9 +122,12 @@ def _serve(cfg: DictConfig, project: Path) -> None:
         agent_label="mcp",
         user=plain.get("user"),
     )
-    transport = str(plain.get("transport"))
-    http = _http_options(plain) if transport == "http" else None
-    serve(spec, transport=transport, finish_result=str(plain.get("finish_result")), http=http)
+    environment = spec.load()  # the environment, the task and the user= checked
+    from silo.integrations.mcp_server import serve
+
+    serve(
+        spec, transport=transport, finish_result=finish_result, http=http, environment=environment
+    )
 
 
 def _count(plain: dict[str, JSON], key: str) -> int:

@@ -47,8 +47,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS  # noqa: E402
 
 from silo.agents.contract import RunLimitError  # noqa: E402
 from silo.distribution import version as silo_version  # noqa: E402
-from silo.errors import ConfigError, SessionError, SiloError  # noqa: E402
+from silo.errors import SessionError, SiloError  # noqa: E402
 from silo.integrations.episodes import EpisodeSpec, EpisodeTable, outcome  # noqa: E402
+from silo.integrations.mcp_options import (  # noqa: E402
+    FINISH_RESULTS,
+    check_finish_result,
+    check_transport,
+)
 from silo.integrations.mcp_tools import (  # noqa: E402
     FINISH_TOOL,
     LIST_TOOL,
@@ -62,6 +67,7 @@ from silo.integrations.mcp_tools import (  # noqa: E402
     prompt_text,
 )
 from silo.integrations.mcp_tools import tool_result as _result  # noqa: E402
+from silo.loading.environment import Environment  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
 __all__ = [
@@ -77,7 +83,6 @@ __all__ = [
 
 EPISODE_HEADER = "x-silo-episode"
 STDIO_HANDLE = "stdio"
-FINISH_RESULTS = ("recorded", "grade")
 _ENDED = f"this rollout has ended ({FINISH_TOOL} was called); reconnect to start a new one"
 _STDIO_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -271,10 +276,7 @@ async def _message_user(session: Session, arguments: dict[str, Any]) -> types.Ca
 
 def build_server(table: EpisodeTable, finish_result: str = "recorded") -> Server[Any]:
     """The MCP server over ``table``'s environment; closing the table is the caller's job."""
-    if finish_result not in FINISH_RESULTS:
-        raise ConfigError(
-            "config_invalid", f"finish_result must be recorded or grade, got {finish_result!r}"
-        )
+    check_finish_result(finish_result)
     handlers = _Handlers(table, finish_result)
     return Server(
         "silo",
@@ -293,15 +295,16 @@ def serve(
     transport: str = "stdio",
     finish_result: str = "recorded",
     http: Any = None,
+    environment: Environment | None = None,
 ) -> None:
     """Serve ``spec`` until the client leaves (stdio) or the process is stopped (HTTP).
 
-    ``http`` is the :class:`~silo.integrations.mcp_http.HttpOptions` of ``transport="http"``.
+    ``http`` is the :class:`~silo.integrations.mcp_http.HttpOptions` of ``transport="http"``;
+    ``environment`` is ``spec.load()`` when the caller has loaded it already.
     """
-    if transport not in ("stdio", "http"):
-        raise ConfigError("config_invalid", f"transport must be stdio or http, got {transport!r}")
+    check_transport(transport)
     max_episodes = None if http is None else http.max_episodes
-    table = EpisodeTable(spec, spec.load(), max_episodes)
+    table = EpisodeTable(spec, environment or spec.load(), max_episodes)
     server = build_server(table, finish_result)
     try:
         if transport == "stdio":
