@@ -87,10 +87,9 @@ class Spread:
             for job in self.jobs:
                 if sweep.interrupt.requested or self.failure is not None:
                     break
-                if job.resumed_from is not None:
-                    ready[job.index] = (job, sweep.attempt(job))
-                elif sweep.stopped is not None:
-                    ready[job.index] = (job, sweep.skipped(job))
+                settled = sweep.settle(job)
+                if settled is not None:
+                    ready[job.index] = (job, settled)
                 elif not self.dispatch(job, ready):
                     break
                 self.receive(ready, block=False)

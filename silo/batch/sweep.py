@@ -220,29 +220,25 @@ class _PointAgent:
         return resolved
 
 
-def concurrency(value: Any) -> int:
-    """``max_concurrency`` checked: a whole number >= 1 (one clear line otherwise)."""
+def _whole_number(value: Any, key: str, meaning: str) -> int:
+    """``value`` of ``key`` checked: a whole number >= 1 (one clear line otherwise)."""
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(
-            "config_invalid",
-            f"max_concurrency must be a whole number >= 1 (rollouts in flight), got {value!r}",
+            "config_invalid", f"{key} must be a whole number >= 1 ({meaning}), got {value!r}"
         )
     return value
+
+
+def concurrency(value: Any) -> int:
+    """``max_concurrency`` checked: a whole number >= 1 (one clear line otherwise)."""
+    return _whole_number(value, "max_concurrency", "rollouts in flight")
 
 
 def worker_count(value: Any) -> int:
     """``workers`` checked: a whole number >= 1 (processes to spread a sweep over)."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(
-            "config_invalid",
-            f"workers must be a whole number >= 1 (processes to spread the rollouts over), "
-            f"got {value!r}",
-        )
-    return value
+    return _whole_number(value, "workers", "processes to spread the rollouts over")
 
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], max_concurrency: int) -> Iterator[R]:
@@ -443,6 +439,12 @@ class _Sweep:
             )
         return outcome
 
+    def settle(self, job: _Job) -> Outcome | None:
+        """The outcome of a job that runs no rollout (resumed, or the sweep stopped); else None."""
+        if job.resumed_from is not None:
+            return self.attempt(job)
+        return None if self.stopped is None else self.skipped(job)
+
     def skipped(self, job: _Job) -> Outcome:
         """A rollout not started because the sweep stopped on a dead endpoint: a model error."""
         reason = self.stopped or "not started"
@@ -525,12 +527,11 @@ class _InFlight:
             for job in self.jobs:
                 if sweep.interrupt.requested or self.failure is not None:
                     break
-                if job.resumed_from is not None:
-                    ready[job.index] = (job, sweep.attempt(job))
-                elif sweep.stopped is not None:
-                    ready[job.index] = (job, sweep.skipped(job))
-                else:
+                settled = sweep.settle(job)
+                if settled is None:
                     self.start(job)
+                else:
+                    ready[job.index] = (job, settled)
                 while self.in_flight >= self.limit or (self.in_flight and not self.ended.empty()):
                     self.receive(ready)
                 next_index = sweep.emit_ready(ready, next_index)
