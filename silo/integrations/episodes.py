@@ -294,11 +294,18 @@ class EpisodeTable:
         return sessions[0] if sessions else None
 
     def close_idle(self, idle_s: float) -> int:
-        """Close (record as abandoned) every session unused for ``idle_s``; return how many."""
+        """Close (record as abandoned) every episode unused for ``idle_s``; return how many.
+
+        An episode id handed out whose client never came is recorded as a rollout of no calls
+        (on a server with a fixed task), as :meth:`close` records it with ``untouched``.
+        """
         now = time.monotonic()
         with self._lock:
             stale = [h for h, t in self._last_use.items() if now - t >= idle_s]
+            never_used = sum(1 for h in stale if h in self._reserved and h not in self._sessions)
             sessions = [s for h in stale for s in self._forget(h)]
+        if self.spec.task is not None:
+            sessions += [self.spec.open(self.environment) for _ in range(never_used)]
         _close_all(sessions, f"closed after {idle_s:g} s without a request")
         return len(sessions)
 

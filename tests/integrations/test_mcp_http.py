@@ -109,6 +109,20 @@ def test_a_client_that_goes_away_is_recorded_after_the_idle_timeout(tmp_path: Pa
     assert "after 1 s without a request" in result["error"]
 
 
+def test_an_episode_whose_client_never_came_is_recorded_after_the_idle_timeout(
+    tmp_path: Path,
+) -> None:
+    """A harness that asked for an episode, then died before connecting, still leaves a run."""
+    runs = tmp_path / "mcp"
+    with http_server(runs, "env=crm", "task=TASK-001", "idle_timeout_s=1") as server:
+        _episode(server.base)  # handed out; no client ever uses it
+        (path,) = wait_for("*/result.json", runs)  # the reaper recorded it
+        assert server.proc.poll() is None
+    result = json.loads(path.read_text())
+    assert result["terminationReason"] == "agent_error" and result["toolCalls"] == 0
+    assert "after 1 s without a request" in result["error"]
+
+
 def test_past_the_session_cap_the_oldest_idle_session_is_ended_not_the_newcomer(
     tmp_path: Path,
 ) -> None:
