@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import compileall
+import os
 import shutil
 import signal
 import subprocess
@@ -60,6 +62,23 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    _compile_once()
+
+
+def _compile_once() -> None:
+    """Compile the checkout's Python once, in the first process, when Python will not.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set (as on many CI machines), nothing caches the bytecode
+    of an editable install: every console script a test starts (several hundred a run) and each
+    pytest worker would compile Silo and the bundled environments from source again, about a
+    fifth of a short ``silo-run``. ``compileall`` writes them to the ``__pycache__`` folders
+    Python itself would have used (git ignores them); a worker (``PYTEST_XDIST_WORKER``) finds
+    them written by the process that started it.
+    """
+    if not sys.dont_write_bytecode or "PYTEST_XDIST_WORKER" in os.environ:
+        return
+    for folder in ("silo", "environments", "conf", "hydra_plugins"):
+        compileall.compile_dir(REPO / folder, quiet=1)
 
 
 # What this process's threads may burn while its main thread sleeps, as a share of a core,

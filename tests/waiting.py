@@ -17,6 +17,9 @@ from collections.abc import Callable
 SAFETY_S = 300.0
 # A thread, an event or a server in this process: well under a second when the machine is busy.
 SHORT_SAFETY_S = 60.0
+# ``serve_forever``'s keywords for a test's own HTTP server: ``shutdown()`` returns at the loop's
+# next poll, which by default comes half a second later, in every test that stops a server.
+QUICK_STOP = {"poll_interval": 0.02}
 
 
 def wait_until(condition: Callable[[], object], what: str, limit_s: float = SAFETY_S) -> None:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.waiting import QUICK_STOP
+
 __all__ = ["FakeServer", "Reply", "Step"]
 
 
@@ -51,7 +53,9 @@ class FakeServer:
         self._connections: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs=QUICK_STOP, daemon=True
+        )
 
     @property
     def origin(self) -> str:

@@ -18,6 +18,7 @@ import pytest
 
 from silo.redact import MASK, redact, redact_value
 from tests.cli._console import run
+from tests.waiting import QUICK_STOP
 
 KEY = "sk-SECRET-123"
 SECRETS = (KEY, "pw-SECRET-456", "q-SECRET-789", "frag-SECRET")
@@ -43,7 +44,7 @@ class _Echo(BaseHTTPRequestHandler):
 @pytest.fixture
 def echo_port() -> Iterator[int]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs=QUICK_STOP, daemon=True)
     thread.start()
     try:
         yield server.server_address[1]

@@ -16,6 +16,7 @@ from typing import Any
 
 from silo.integrations.harness.replay import ReplayScript
 from silo.integrations.harness.wire import api_of
+from tests.waiting import QUICK_STOP
 
 
 class ScriptedUpstream:
@@ -50,7 +51,7 @@ class ScriptedUpstream:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs=QUICK_STOP, daemon=True).start()
 
     def __enter__(self) -> ScriptedUpstream:
         return self

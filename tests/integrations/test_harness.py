@@ -28,6 +28,7 @@ from silo.integrations.harness.agent import HarnessAgent
 from silo.integrations.harness.replay import ReplayScript
 from tests.integrations._mcp_process import REPO
 from tests.integrations.harness_upstream import ScriptedUpstream
+from tests.waiting import QUICK_STOP
 
 CLI = Path(__file__).with_name("harness_cli.py")
 
@@ -293,7 +294,7 @@ def test_an_upstream_answering_503_is_a_model_error(tmp_path: Path) -> None:
             return None
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Down)
-    Thread(target=server.serve_forever, daemon=True).start()
+    Thread(target=server.serve_forever, kwargs=QUICK_STOP, daemon=True).start()
     down = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         result = run_task(

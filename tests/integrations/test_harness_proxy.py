@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("mcp", reason="the harness agents need the [mcp] extra")
 
 from silo.integrations.harness.proxy import PROXY, Route
-from tests.waiting import wait_until
+from tests.waiting import QUICK_STOP, wait_until
 
 _FIRST = b'data: {"choices": [{"index": 0, "delta": {"content": "hel"}}]}\n\n'
 
@@ -42,7 +42,7 @@ def test_a_harness_gone_mid_stream_is_recorded_and_blames_no_upstream() -> None:
             return None
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs=QUICK_STOP, daemon=True).start()
     steps: list[dict[str, Any]] = []
     route = PROXY.open(
         Route(f"http://127.0.0.1:{server.server_address[1]}", lambda k, d: steps.append(dict(d)))

@@ -13,7 +13,7 @@ import pytest
 from silo.view.serve import LiveSite, make_server
 from silo.view.site_shell import VERSION_PATH
 from tests.view.test_site import _loose, _runs
-from tests.waiting import SAFETY_S
+from tests.waiting import QUICK_STOP, SAFETY_S
 
 
 def _get(url: str) -> str:
@@ -28,7 +28,7 @@ def served(toy_project: Path, tmp_path: Path) -> Iterator[tuple[LiveSite, str]]:
     site = LiveSite(_runs(toy_project), tmp_path / "site")
     site.refresh()
     server = make_server(site, 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs=QUICK_STOP, daemon=True)
     thread.start()
     host, port = server.server_address[:2]
     try:
