@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import httpx2
+import pytest
 
 from tests.integrations._mcp_process import REPO, SILO_MCP, http_server
 
@@ -45,6 +46,7 @@ def test_a_host_others_reach_is_refused_without_a_token(tmp_path: Path) -> None:
     assert line.startswith("silo-mcp: host=0.0.0.0 lets other machines in") and "auth=" in line
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_a_port_in_use_is_one_line_and_exit_2_before_any_ready_line(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -83,6 +85,7 @@ def test_the_token_guards_every_path_and_host_checks_hold_on_every_address(
     assert "Traceback" not in stderr and "sk-test-token" not in stderr
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_generate_prints_a_token_once_and_requires_it(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "SILO_MCP_TOKEN"}
     command = [SILO_MCP, f"runs_dir={tmp_path}", "env=crm", "transport=http", "port=0"]
@@ -101,6 +104,7 @@ def test_generate_prints_a_token_once_and_requires_it(tmp_path: Path) -> None:
         proc.wait(timeout=60)
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_odd_paths_are_404_without_a_traceback(tmp_path: Path) -> None:
     with http_server(tmp_path, "env=crm") as server:  # one server meets them all, in turn
         for path in ("/", "/mcp/../etc", "/episodes/x/y/z", "/%00"):
@@ -109,6 +113,7 @@ def test_odd_paths_are_404_without_a_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in stderr, stderr
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_a_client_that_vanishes_mid_request_leaves_no_traceback(tmp_path: Path) -> None:
     with http_server(tmp_path, "env=crm", "task=TASK-001") as server:
         host, port = server.base.removeprefix("http://").rsplit(":", 1)

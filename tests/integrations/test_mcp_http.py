@@ -92,6 +92,7 @@ def test_delete_ends_a_handshake_session_or_an_episode_at_once_with_a_record(
     assert records == [(0, ended), (1, ended), (1, ended)]
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_a_client_that_goes_away_is_recorded_after_the_idle_timeout(tmp_path: Path) -> None:
     runs = tmp_path / "mcp"
     with http_server(runs, "env=crm", "task=TASK-001", "idle_timeout_s=1") as server:
@@ -109,6 +110,7 @@ def test_a_client_that_goes_away_is_recorded_after_the_idle_timeout(tmp_path: Pa
     assert "after 1 s without a request" in result["error"]
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_an_episode_whose_client_never_came_is_recorded_after_the_idle_timeout(
     tmp_path: Path,
 ) -> None:
@@ -123,6 +125,7 @@ def test_an_episode_whose_client_never_came_is_recorded_after_the_idle_timeout(
     assert "after 1 s without a request" in result["error"]
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_past_the_session_cap_the_oldest_idle_session_is_ended_not_the_newcomer(
     tmp_path: Path,
 ) -> None:
@@ -152,6 +155,7 @@ def test_past_the_session_cap_the_oldest_idle_session_is_ended_not_the_newcomer(
     assert evicted["toolCalls"] == 1
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_past_the_episode_cap_the_least_recently_used_episode_is_ended(tmp_path: Path) -> None:
     runs = tmp_path / "mcp"
     with http_server(runs, "env=crm", "task=TASK-001", "max_episodes=2") as server:

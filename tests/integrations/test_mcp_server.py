@@ -95,6 +95,7 @@ def test_stdio_tools_errors_finish_and_the_same_bytes_as_run_task(
     assert _bytes(run_dir) == scripted_record("TASK-002", calls, answer, tmp_path / "b")
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_a_budget_end_is_graded_as_the_world_stands_like_result_json(
     tmp_path: Path, solver_calls: Any
 ) -> None:
@@ -138,6 +139,7 @@ def test_a_client_that_leaves_without_finishing_still_leaves_a_record(tmp_path: 
     assert result["toolCalls"] == 1
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_an_open_task_is_chosen_by_the_client(tmp_path: Path) -> None:
     runs = tmp_path / "mcp"
     seen: dict[str, Any] = {}
@@ -218,6 +220,7 @@ def test_http_concurrent_sessions_get_separate_worlds_and_run_folders(
         assert _bytes(run_dir) == expected
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_http_server_survives_bad_requests_and_records_abandoned_sessions(
     http_server: Any,
 ) -> None:
@@ -238,19 +241,28 @@ def test_http_server_survives_bad_requests_and_records_abandoned_sessions(
     assert result["terminationReason"] == "agent_error" and result["toolCalls"] == 1
 
 
+def slow(*values: object) -> Any:
+    """A case the default suite leaves to -m slow: one ``silo-mcp`` process each."""
+    return pytest.param(*values, marks=pytest.mark.slow)
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
         (["env=nowhere", "task=TASK-001"], 'unknown env "nowhere"'),
         (["env=crm", "task=TASK-999"], "TASK-999"),
-        (["env=crm", "port=http"], "port must be a number"),
+        slow(["env=crm", "port=http"], "port must be a number"),
         (["env=crm", "transport=carrier-pigeon"], "transport must be stdio or http"),
-        (["env=crm", "task=TASK-007", "user=nope"], 'unknown user "nope"'),
-        (["env=crm", "task=TASK-007", "user=openai"], "user.model=<model name>"),
-        (["env=crm", "finish_result=maybe"], "finish_result must be recorded or grade"),
-        (["env=crm", "transport=http", "max_sessions=0"], "max_sessions must be a whole number"),
-        (["env=crm", "transport=http", "auth=env"], "auth=env needs the token in SILO_MCP_TOKEN"),
-        (["env=crm", "transport=http", "allowed_hosts=[1]"], "allowed_hosts must be a list"),
+        slow(["env=crm", "task=TASK-007", "user=nope"], 'unknown user "nope"'),
+        slow(["env=crm", "task=TASK-007", "user=openai"], "user.model=<model name>"),
+        slow(["env=crm", "finish_result=maybe"], "finish_result must be recorded or grade"),
+        slow(
+            ["env=crm", "transport=http", "max_sessions=0"], "max_sessions must be a whole number"
+        ),
+        slow(
+            ["env=crm", "transport=http", "auth=env"], "auth=env needs the token in SILO_MCP_TOKEN"
+        ),
+        slow(["env=crm", "transport=http", "allowed_hosts=[1]"], "allowed_hosts must be a list"),
         (["env=crm", "transport=http", "drop_grace_s=0"], "drop_grace_s must be above 0"),
     ],
 )

@@ -50,7 +50,15 @@ def _started(runs: Path, *args: str) -> subprocess.Popen[bytes]:
     return proc
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+# SIGTERM by default; SIGINT and SIGHUP, which take the same path, with -m slow.
+@pytest.mark.parametrize(
+    "signum",
+    [
+        pytest.param(signal.SIGINT, marks=pytest.mark.slow),
+        signal.SIGTERM,
+        pytest.param(signal.SIGHUP, marks=pytest.mark.slow),
+    ],
+)
 def test_each_signal_a_client_stops_it_with_leaves_a_complete_graded_record(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
@@ -70,6 +78,7 @@ def test_each_signal_a_client_stops_it_with_leaves_a_complete_graded_record(
     assert json.loads((run_dir / "trace.jsonl").read_text().splitlines()[-1])
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_a_process_that_ends_after_one_call_warns_of_a_process_per_call(tmp_path: Path) -> None:
     proc = _started(tmp_path)
     _, stderr = proc.communicate(timeout=START_S)  # closes stdin: the client is done

@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from silo.integrations.episodes import EpisodeSpec, EpisodeTable
@@ -88,6 +89,7 @@ def test_stdio_conversation_reaches_the_model_and_gives_run_task_bytes(
     assert record == scripted_record("TASK-007", steps, answer, tmp_path / "b")
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_a_task_without_a_user_does_not_offer_the_channel(tmp_path: Path) -> None:
     seen: dict[str, Any] = {}
 
@@ -105,6 +107,7 @@ def test_a_task_without_a_user_does_not_offer_the_channel(tmp_path: Path) -> Non
     assert seen["prompt"] == load_environment("crm", REPO).task("TASK-001").instruction
 
 
+@pytest.mark.slow  # a real MCP client and a silo-mcp process: an edge the default suite leaves to -m slow
 def test_user_none_rolls_a_conversational_task_out_without_the_channel(tmp_path: Path) -> None:
     seen: dict[str, Any] = {}
 
