@@ -22,14 +22,14 @@ def _group(folder: Path, agent: str, judged: bool) -> Path:
               for t in ("TASK-007", "TASK-011#0", "TASK-011#1", "TASK-004")]  # fmt: skip
     silo.run_points(points, 2, project_dir=PROJECT, group_dir=folder, group_id=folder.name)
     if judged:
-        judge_folder(folder, PROJECT, resolve_judges(["scripted"]))
+        judge_folder(folder, folder.parent, resolve_judges(["scripted"]))
     return folder
 
 
 def test_a_summary_counts_judged_items_per_row_and_template_apart(tmp_path: Path) -> None:
     folder = _group(tmp_path / "solver", "solver", judged=False)
     before = summarize(folder)
-    judge_folder(folder, PROJECT, resolve_judges(["scripted"]))
+    judge_folder(folder, folder.parent, resolve_judges(["scripted"]))
     after = summarize(folder)
     rows = {row["task"]: row for row in after["rows"]}
     assert rows["TASK-007"]["judged"] == {

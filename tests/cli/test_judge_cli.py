@@ -4,6 +4,7 @@ the same with and without a judge."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -17,9 +18,12 @@ import fake_openai  # noqa: E402
 
 
 def _run(runs: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # The project is the runs' folder, so the judge cache (<project>/.silo/judge-cache) is the
+    # test's own, never the checkout's: a verdict cached by an earlier run would hide a request.
     return subprocess.run(
         [script("silo-run"), "env=crm", "task=TASK-007", f"runs_dir={runs}", *args],
         cwd=REPO, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "SILO_PROJECT_DIR": str(runs.parent)},
     )  # fmt: skip
 
 
@@ -39,24 +43,27 @@ def test_a_scripted_judge_leaves_result_json_as_it_is(tmp_path: Path) -> None:
 
 
 def test_a_model_judge_without_a_model_is_one_line_before_any_rollout(tmp_path: Path) -> None:
-    proc = _run(tmp_path, "judge=anthropic")
+    runs = tmp_path / "runs"
+    proc = _run(runs, "judge=anthropic")
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         "silo-run: judge=anthropic needs judge.model=<model name> (e.g. "
         "judge.model=claude-sonnet-4-5)"
     ]
-    assert not tmp_path.exists() or not any(tmp_path.iterdir())
+    assert not runs.exists() or not any(runs.iterdir())
 
 
 def test_an_openai_judge_grades_through_silo_run(tmp_path: Path) -> None:
     verdict = json.dumps({"verdict": "fail", "reason": "never confirmed"})
     with fake_openai.FakeOpenAI([fake_openai.final(verdict)]) as server:
-        proc = _run(tmp_path, "judge=openai", "judge.model=m", f"judge.base_url={server.base_url}")
+        proc = _run(
+            tmp_path / "runs", "judge=openai", "judge.model=m", f"judge.base_url={server.base_url}"
+        )
     assert proc.returncode == 0, proc.stderr
     assert "judged items (apart from the checks): 0 pass, 2 fail, 0 abstain over 1 run(s)" in (
         proc.stdout
     )
-    (run_dir,) = tmp_path.iterdir()
+    (run_dir,) = (tmp_path / "runs").iterdir()
     assert json.loads((run_dir / "result.json").read_text())["passed"] is True
     kinds = [
         json.loads(line)["type"] for line in (run_dir / "trace.jsonl").read_text().splitlines()

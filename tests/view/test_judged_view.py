@@ -23,7 +23,7 @@ def _group(folder: Path, judged: bool) -> Path:
               for t in ("TASK-007", "TASK-011#0", "TASK-011#1")]  # fmt: skip
     silo.run_points(points, 1, project_dir=PROJECT, group_dir=folder, group_id=folder.name)
     if judged:
-        judge_folder(folder, PROJECT, resolve_judges(["scripted"]))
+        judge_folder(folder, folder.parent, resolve_judges(["scripted"]))
     write_summary(folder)
     return folder
 
@@ -72,7 +72,7 @@ def test_the_site_pools_templates_and_rerenders_a_run_once_judged(tmp_path: Path
     templates = page.split('<h2 id="templates">', 1)[1].split("</table>", 1)[0]
     for name in re.findall(r'href="(run_[^"]+)\.html">#\d', templates):
         assert "TASK-011#" in (site / "groups" / "group_site" / f"{name}.html").read_text()
-    judge_folder(folder, PROJECT, resolve_judges(["scripted"]))
+    judge_folder(folder, folder.parent, resolve_judges(["scripted"]))
     again = build_site(runs, site)
     assert again.rendered_runs == 3  # every run's task has a rubric: each was judged
     pages = sorted((site / "groups" / "group_site").glob("run_*.html"))
