@@ -50,6 +50,7 @@ from silo.rollout.core import SHARED_WORLDS
 from silo.rollout.run import Budget, RolloutResult, run_task
 from silo.schema.validator import validator_for
 from silo.tasks import Task
+from silo.validate.rubrics import check_rubrics
 from silo.validate.templates import sample_instances
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ def _run_tasks(
     recorded: list[Calls],
 ) -> None:
     instances = sample_instances(env, report, options.instance_sample)
+    check_rubrics(instances, env.manifest, env.root, report)
     rollout = _Rollouts(env, project, report, options, len(env.tasks) + len(instances))
     rewarded: set[str] = set()  # tasks and templates already warned of: one warning each
     for task in [*env.tasks.values(), *instances]:

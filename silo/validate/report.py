@@ -15,7 +15,8 @@ data_invalid_json           error    a ``data/*.json`` does not parse
 manifest_missing            warning  no ``silo.environment.json`` (defaults apply)
 manifest_invalid            error    the manifest is not valid JSON or has wrong types
 manifest_name_mismatch      warning  the manifest's ``name`` differs from its folder's
-task_invalid                error    a task file does not parse, lacks a field, or repeats an id
+task_invalid                error    a task file does not parse, lacks a field, repeats an id, or has
+                                     a rubric or combinedReward a judge would refuse
 runtime_load_failed         error    the entrypoint is missing, fails to import, lacks an export
 verifier_invalid            error    an item of ``verifiers`` is not a ``define_verifier`` result
 create_state_failed         error    ``create_state()`` raised
@@ -56,6 +57,7 @@ from silo.errors import EnvironmentLoadError
 from silo.json_types import JSON
 from silo.loading.definition import solver_file
 from silo.loading.environment import find_project_dir, resolve_environment_dir
+from silo.validate.rubrics import check_rubrics
 from silo.validate.static import check_data, check_loading, check_runtime, check_wiring
 from silo.validate.task_ids import check_task_ids
 
@@ -172,6 +174,7 @@ def validate_environment(
     check_runtime(loaded, report)
     check_wiring(loaded, report)
     check_task_ids(parts, report)
+    check_rubrics(parts.tasks.values(), parts.manifest, root, report)
     if not parts.tasks and not any(f.code == "task_invalid" for f in report.findings):
         report.warn("no_tasks", f"{where} has no tasks; add tasks/<ID>.json files")
     if loaded.tools == []:
