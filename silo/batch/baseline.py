@@ -6,7 +6,9 @@ Contract:
   ``state-diff``, plus ``state-changes`` and ``tool-events`` when a :class:`Target` pins them
   (the config pins ``state-changes`` by default), and ``instance`` for an instance of a task
   template (``TASK-010#3``: its template, number and parameters, so an instance the generator
-  now makes differently is a DRIFT of its own). Its text is exactly
+  now makes differently is a DRIFT of its own). A target with (deterministic) judges also pins ``judgement``
+  for each task with a rubric: the ``judgement.json`` :func:`silo.judges.judgement.judgement_of`
+  gives for the rollout kept in memory, the bytes ``silo-run ... judge=`` writes. Its text is exactly
   what the rollout's artifact would hold (:func:`silo.jsonio.pretty`), so two rollouts of a
   deterministic agent give the same bytes. ``tool-events`` are the trace's ``tool_call`` and
   ``tool_result`` events without ``at`` and ``durationMs``.
@@ -49,6 +51,9 @@ from silo.batch.sweep import ordered_map
 from silo.errors import BaselineError, SiloError
 from silo.json_types import JSON
 from silo.jsonio import pretty
+from silo.judges.judgement import judgement_of
+from silo.judges.reward import judged_task
+from silo.judges.rubric import Judge, material_from
 from silo.loading.environment import load_environment
 from silo.users.resolve import resolve_user
 
@@ -72,7 +77,8 @@ BASE_KINDS = ("result", "state-diff")
 STATE_CHANGES = "state-changes"
 TOOL_EVENTS = "tool-events"
 INSTANCE = "instance"  # a template instance's template, number and parameters
-_ALL_KINDS = (*BASE_KINDS, STATE_CHANGES, TOOL_EVENTS, INSTANCE)
+JUDGEMENT = "judgement"  # a judged task's judgement.json, when the target has (scripted) judges
+_ALL_KINDS = (*BASE_KINDS, STATE_CHANGES, TOOL_EVENTS, INSTANCE, JUDGEMENT)
 _DROPPED_EVENT_KEYS = ("at", "durationMs")
 _MAX_LINES = 40  # explanation lines per file; the rest are counted
 _MAX_VALUE = 120  # characters of one value in an explanation line
@@ -88,6 +94,8 @@ class Target:
     tool_events: bool = False
     scope: tuple[str, ...] = ("all",)  # task ids/globs whose orphaned goldens count as STALE
     state_changes: bool = False  # also pin state-changes.json (the config's entries default on)
+    judges: tuple[Judge, ...] = ()  # deterministic judges: pin the judgement of judged tasks
+    judged: frozenset[str] = frozenset()  # the ids of the tasks and templates with a rubric
 
     def folder(self, baselines_dir: Path) -> Path:
         """Where this target's goldens live: ``<baselines>/<env>/<agent>``."""
@@ -217,11 +225,18 @@ def require_deterministic(target: Target, project: Path) -> None:
 
 
 def kinds_of(target: Target, task: str) -> tuple[str, ...]:
-    """The kinds pinned for ``task``: the target's, and ``instance`` for a template's instance."""
-    return (*target.kinds, INSTANCE) if "#" in task else target.kinds
+    """The kinds pinned for ``task``: the target's, plus ``instance`` and ``judgement``.
+
+    ``instance`` for a template's instance; ``judgement`` for a task with a rubric when the
+    target has judges.
+    """
+    judged = (JUDGEMENT,) if target.judges and task.split("#")[0] in target.judged else ()
+    return (*target.kinds, *((INSTANCE,) if "#" in task else ()), *judged)
 
 
-def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str, JSON] | str:
+def _documents_of(
+    point: Point, kinds: Sequence[str], project: Path, judges: Sequence[Judge]
+) -> dict[str, JSON] | str:
     """The golden documents of one in-memory rollout, or the message of why it could not start."""
     try:
         rollout = run_point(point, project_dir=project, runs_dir=None)
@@ -230,10 +245,19 @@ def _documents_of(point: Point, kinds: Sequence[str], project: Path) -> dict[str
     outcome, reason = rollout_outcome(rollout.run, rollout.result)
     if reason is not None:  # the environment's or the endpoint's failure: not a golden
         return f"{LABELS[outcome]}: {reason}"
+    judgement: JSON = None
+    if JUDGEMENT in kinds:
+        task = judged_task(rollout.task, load_environment(point.env, project))
+        events = (json.loads(line) for line in rollout.trace_lines)
+        material = material_from(events, rollout.state_diff)
+        judgement = judgement_of(task, judges, material, float(rollout.result["reward"]))
+        if judgement["judgeErrors"]:  # the rubric's or the judge's failure: not a golden
+            return f"judge error: {judgement['judgeErrors'][0]}"
     values: dict[str, JSON] = {
         "result": rollout.result,
         "state-diff": rollout.state_diff,
         STATE_CHANGES: rollout.state_changes,
+        JUDGEMENT: judgement,
         INSTANCE: {
             "template": rollout.task.template_id,
             "variant": rollout.task.variant,
@@ -285,6 +309,8 @@ def _stale(target: Target, project: Path, baselines_dir: Path) -> Iterator[Golde
         elif not target.state_changes and f"{STATE_CHANGES}.json" in files:
             note = "state_changes is off"
             yield GoldenOutcome("STALE", *here, (f"{STATE_CHANGES}.json",), note=note)
+        elif not target.judges and f"{JUDGEMENT}.json" in files:
+            yield GoldenOutcome("STALE", *here, (f"{JUDGEMENT}.json",), note="judge is off")
 
 
 def _pinned_instances(environment: Any, folder: Path) -> set[str]:
@@ -310,7 +336,9 @@ def check_goldens(
     }
     rerun = [p for p in target.points if any(v is not None for v in goldens_of[p.task].values())]
     reruns = ordered_map(
-        lambda p: _documents_of(p, kinds_of(target, p.task), project), rerun, max_concurrency
+        lambda p: _documents_of(p, kinds_of(target, p.task), project, target.judges),
+        rerun,
+        max_concurrency,
     )
     for point in target.points:
         here = (target.env, target.agent_label, point.task)
@@ -342,7 +370,7 @@ def record_goldens(target: Target, project: Path, baselines_dir: Path) -> Iterat
     folder = target.folder(baselines_dir)
     for point in target.points:
         here = (target.env, target.agent_label, point.task)
-        documents = _documents_of(point, kinds_of(target, point.task), project)
+        documents = _documents_of(point, kinds_of(target, point.task), project, target.judges)
         if isinstance(documents, str):
             yield GoldenOutcome("ERROR", *here, lines=(documents,))
             continue

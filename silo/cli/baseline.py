@@ -35,6 +35,8 @@ from silo.loading.project import default_environment
 
 if TYPE_CHECKING:
     from silo.batch.baseline import Entry, GoldenOutcome, Target
+    from silo.batch.point import Point
+    from silo.judges.rubric import Judge
 
 __all__ = ["main", "run"]
 
@@ -135,6 +137,7 @@ def _job(
     from silo.batch.baseline_record import recorded_entry
     from silo.cli.hydra.plan import agent_label, plan_from_config
     from silo.cli.hydra.setup import check_group_overrides
+    from silo.judges.judgement import resolve_judges
     from silo.loading.environment import load_environment
 
     project, base = paths
@@ -154,11 +157,18 @@ def _job(
     label = agent_label(choice, agent_cfg if isinstance(agent_cfg, dict) else {})
     scope = tuple(tasks or entry.tasks or ["all"])
     run = runnable_tasks(scope, environment.tasks, base / env_name / label)
-    points = []
+    points: list[Point] = []
+    judges: tuple[Judge, ...] = ()
     if run:
         plain["task"] = ",".join(run)
-        points = plan_from_config(plain, project, choice).points
-    target = Target(env_name, label, points, entry.tool_events, scope, entry.state_changes)
+        plan = plan_from_config(plain, project, choice)
+        points, judges = plan.points, tuple(resolve_judges(plan.judges))
+    judged = {t for t, task in environment.tasks.items() if "rubric" in task.extra}
+    judged |= {t for t, template in environment.templates.items() if "rubric" in template.raw}
+    target = Target(
+        env_name, label, points, entry.tool_events, scope, entry.state_changes,
+        judges, frozenset(judged),
+    )  # fmt: skip
     words = (f"env={env_name}", f"agent={choice or label}", *entry.overrides, *rest)
     named = (env_name, entry.agent or choice or label)
     written = recorded_entry(entry, listed, named, tasks or (), rest)

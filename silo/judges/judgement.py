@@ -12,7 +12,8 @@ errors counts in no total. ``agreement`` is the share of the judges that gave a 
 calls a judge made are appended to the run's ``trace.jsonl`` (``judge_step`` events,
 redacted, numbered after the run's own). A verdict is cached in ``cache_dir`` by the judge,
 its model (and a model judge's endpoint), the item and the material's digest, so judging the
-same runs again calls no judge; errors are not cached. :func:`judge_runs` judges many runs at
+same runs again calls no judge; errors are not cached. :func:`judgement_of` gives the same
+document for a rollout kept in memory (a baseline's), writing nothing. :func:`judge_runs` judges many runs at
 once: every call a model judge makes for them is in flight together on the model loop. A
 task that declares a ``combinedReward`` (:mod:`silo.judges.reward`) also gets
 ``combinedReward`` in ``judgement.json`` and ``run.json``. Nothing in ``judgement.json``
@@ -38,7 +39,14 @@ from silo.judges.rubric import Judge, Material, RubricItem, Verdict, material_of
 from silo.redact import redact_value
 from silo.tasks import Task
 
-__all__ = ["JUDGEMENT", "judge_run", "judge_runs", "model_judges", "resolve_judges"]
+__all__ = [
+    "JUDGEMENT",
+    "judge_run",
+    "judge_runs",
+    "judgement_of",
+    "model_judges",
+    "resolve_judges",
+]
 
 JUDGEMENT = "judgement.json"
 
@@ -136,12 +144,43 @@ def _write(
     graded: Sequence[tuple[RubricItem, list[Verdict]]],
 ) -> dict[str, Any]:
     """One run's ``judgement.json`` from its items' verdicts (one per judge, in order)."""
+    append_steps(run_dir, [step for _, verdicts in graded for v in verdicts for step in v.steps])
+    document = _document(judges, graded)
+    formula = combined_formula(task)
+    if formula is not None:
+        document["combinedReward"] = _combined(run_dir, formula, document)
+    safe: dict[str, Any] = redact_value(document)  # a reason may quote whatever it was sent
+    write_text_atomic(run_dir / JUDGEMENT, pretty(safe))
+    return safe
+
+
+def judgement_of(
+    task: Task, judges: Sequence[Judge], material: Material, checks_reward: float
+) -> dict[str, Any]:
+    """The ``judgement.json`` document of a rollout kept in memory (a baseline's), uncached.
+
+    The same document :func:`judge_run` writes, but nothing is written: no folder, no
+    ``judge_step`` events, no ``run.json``.
+    """
+    items = rubric_items(task)
+    verdicts = iter(_verdicts([(j, item, material) for item in items for j in judges], None))
+    document = _document(judges, [(item, [next(verdicts) for _ in judges]) for item in items])
+    formula = combined_formula(task)
+    if formula is not None:
+        passed, failed = document["passed"], document["failed"]
+        document["combinedReward"] = combine(formula, checks_reward, passed, failed)
+    safe: dict[str, Any] = redact_value(document)
+    return safe
+
+
+def _document(
+    judges: Sequence[Judge], graded: Sequence[tuple[RubricItem, list[Verdict]]]
+) -> dict[str, Any]:
+    """``judgement.json`` but ``combinedReward``: the verdicts, counts, agreement and errors."""
     items: list[dict[str, Any]] = []
-    steps: list[Mapping[str, Any]] = []
     errors: list[str] = []
     for item, verdicts in graded:
         for v in verdicts:
-            steps += v.steps
             if v.verdict == "error" and v.reason not in errors:
                 errors.append(v.reason)
         items.append(
@@ -160,9 +199,8 @@ def _write(
                 "agreement": _agreement([v.verdict for v in verdicts]),
             }
         )
-    append_steps(run_dir, steps)
     majority = [_majority([v["verdict"] for v in i["verdicts"]]) for i in items]
-    document = {
+    return {
         "judges": [judge.name for judge in judges],
         "items": items,
         "passed": majority.count("pass"),
@@ -171,12 +209,6 @@ def _write(
         "agreement": round(sum(i["agreement"] for i in items) / len(items), 4) if items else 1.0,
         "judgeErrors": errors,
     }
-    formula = combined_formula(task)
-    if formula is not None:
-        document["combinedReward"] = _combined(run_dir, formula, document)
-    safe: dict[str, Any] = redact_value(document)  # a reason may quote whatever it was sent
-    write_text_atomic(run_dir / JUDGEMENT, pretty(safe))
-    return safe
 
 
 def _combined(run_dir: Path, formula: Formula, document: Mapping[str, Any]) -> dict[str, Any]:

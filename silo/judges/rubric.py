@@ -5,14 +5,15 @@ Contract: a task file's ``rubric`` is a list of objects ``{"id", "assertion", "a
 ``answer`` (the agent's final output) or ``changes`` (``state-diff.json``); ``scripted`` holds
 the rules the scripted judge applies (see :mod:`silo.judges.scripted`). In a template the
 rubric's placeholders are filled like the instruction's. :func:`material_of` reads a run
-folder into the :class:`Material` every judge is given; its :meth:`Material.digest` (with the
+folder (:func:`material_from`: a rollout's events kept in memory) into the :class:`Material`
+every judge is given; its :meth:`Material.digest` (with the
 item's) keys the cache.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,6 +30,7 @@ __all__ = [
     "Material",
     "RubricItem",
     "Verdict",
+    "material_from",
     "material_of",
     "rubric_items",
 ]
@@ -139,8 +141,13 @@ def rubric_items(task: Task) -> list[RubricItem]:
 def material_of(run_dir: Path) -> Material:
     """The :class:`Material` of a finished run folder (read as the viewer reads it)."""
     run = load_run(run_dir)
+    return material_from(run.events(), run.diff or {})
+
+
+def material_from(events: Iterable[Mapping[str, Any]], state_diff: Mapping[str, Any]) -> Material:
+    """The :class:`Material` of a run's trace events and state diff (a rollout kept in memory)."""
     conversation, calls, answer = [], [], ""
-    for event in run.events():
+    for event in events:
         kind = event.get("type")
         if kind == "user_message":
             conversation.append(
@@ -151,4 +158,4 @@ def material_of(run_dir: Path) -> Material:
         elif kind == "agent_output":
             output = event.get("output")
             answer = output if isinstance(output, str) else canonical(output)
-    return Material(tuple(conversation), answer, run.diff or {}, tuple(calls))
+    return Material(tuple(conversation), answer, state_diff, tuple(calls))
