@@ -24,22 +24,11 @@ from silo.errors import ConfigError
 from silo.rollout.run import Budget
 from tests.cli._console import one_line_error, run
 from tests.conftest import script
+from tests.oracle import oracle_bytes
 from tests.waiting import finish, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 CRM_TASKS = ("TASK-001", "TASK-002", "TASK-003", "TASK-004")
-
-
-def _documents(group: Path) -> dict[tuple[str, int], bytes]:
-    """Each rollout's result.json + state-diff.json bytes by (task, repeat)."""
-    found = {}
-    for run_json in group.rglob("run.json"):
-        meta = json.loads(run_json.read_text())
-        folder = run_json.parent
-        found[(meta["taskId"], meta["repeat"])] = (folder / "result.json").read_bytes() + (
-            folder / "state-diff.json"
-        ).read_bytes()
-    return found
 
 
 def test_two_workers_write_the_bytes_of_one_process_at_one_in_flight(tmp_path: Path) -> None:
@@ -56,7 +45,7 @@ def test_two_workers_write_the_bytes_of_one_process_at_one_in_flight(tmp_path: P
         ]  # (point, repeat) order whatever process ran it and whenever it ended
         assert all(o.passed for o in outcomes)
         assert all(o.run_dir is not None and o.run_dir.parent == group for o in outcomes)
-        seen.append(_documents(group))
+        seen.append(oracle_bytes(group, "taskId", "repeat"))
     assert len(seen[0]) == len(CRM_TASKS) * 6
     assert seen[0] == seen[1] == seen[2]
 
@@ -96,7 +85,9 @@ def test_silo_run_with_two_workers_matches_one_process(toy_project: Path) -> Non
         group = _group(runs_dir)
         summary = json.loads((group / "summary.json").read_text())
         table = proc.stdout.split("summary:")[0]
-        outputs.append((_documents(group), summary["rows"], summary["notGraded"], table))
+        outputs.append(
+            (oracle_bytes(group, "taskId", "repeat"), summary["rows"], summary["notGraded"], table)
+        )
     assert len(outputs[0][0]) == 3 * 5
     assert outputs[0][0] == outputs[1][0]  # the bytes
     assert outputs[0][1] == outputs[1][1]  # the summary's rows: counts, pass rates, pass^k

@@ -31,6 +31,7 @@ import pytest
 
 from tests.cli._console import run
 from tests.conftest import script
+from tests.oracle import oracle_bytes
 
 pytestmark = [
     pytest.mark.slow,  # a ray cluster: slow (.ci/run runs it)
@@ -93,24 +94,12 @@ def ray_head() -> Iterator[dict[str, str]]:
         shutil.rmtree(temp, ignore_errors=True)
 
 
-def _results(project: Path) -> dict[tuple[str, str], bytes]:
-    (sweep,) = [p for p in (project / ".silo" / "runs").iterdir() if p.is_dir()]
-    found = {}
-    for run_json in sweep.rglob("run.json"):
-        meta = json.loads(run_json.read_text())
-        folder = run_json.parent
-        found[(meta["taskId"], meta["agent"])] = (folder / "result.json").read_bytes() + (
-            folder / "state-diff.json"
-        ).read_bytes()
-    return found
-
-
 def test_a_sweep_on_a_ray_head_writes_the_bytes_of_the_basic_launcher(
     toy_project: Path, tmp_path: Path, ray_head: dict[str, str]
 ) -> None:
     basic = run("silo-run", toy_project, *GRID)
     assert basic.returncode == 2, basic.stderr  # toy TASK-002's verifier raises: not graded
-    expected = _results(toy_project)
+    expected = oracle_bytes(toy_project / ".silo" / "runs", "taskId", "agent")
     assert len(expected) == 6
     on_ray = tmp_path / "on_ray"
     on_ray.mkdir()
@@ -122,7 +111,7 @@ def test_a_sweep_on_a_ray_head_writes_the_bytes_of_the_basic_launcher(
     assert proc.returncode == 2, proc.stderr
     assert "object_store_memory" not in proc.stderr
     assert "\x1b[" not in proc.stdout  # no colour codes in redirected stdout
-    assert _results(on_ray) == expected
+    assert oracle_bytes(on_ray / ".silo" / "runs", "taskId", "agent") == expected
     (passed,) = [line for line in basic.stdout.splitlines() if line.startswith("6 rollouts: ")]
     assert passed in proc.stdout.splitlines()  # the summary, from the launching process
 
@@ -136,18 +125,6 @@ def _model_sweep(project: Path, base_url: str, *extra: str, extra_env: dict[str,
         "agent.model=m", f"agent.base_url={base_url}", "agent.max_retries=0", f"runs={N}",
         f"max_concurrency={N}", "fail_on_error=false", *extra, timeout=300, extra_env=extra_env,
     )  # fmt: skip
-
-
-def _by_repeat(project: Path) -> dict[tuple[str, int], bytes]:
-    """Each rollout's result.json + state-diff.json bytes by (task, repeat)."""
-    found = {}
-    for run_json in (project / ".silo" / "runs").rglob("run.json"):
-        meta = json.loads(run_json.read_text())
-        folder = run_json.parent
-        found[(meta["taskId"], meta["repeat"])] = (folder / "result.json").read_bytes() + (
-            folder / "state-diff.json"
-        ).read_bytes()
-    return found
 
 
 def _in_flight_at_once(project: Path) -> dict[str, bool]:
@@ -189,7 +166,7 @@ def test_a_model_sweep_on_a_ray_head_keeps_n_in_flight_per_job(
     with FakeOpenAI([model]) as server:
         basic = _model_sweep(toy_project, server.base_url, extra_env={})
         assert basic.returncode == 0, basic.stderr
-        expected = _by_repeat(toy_project)
+        expected = oracle_bytes(toy_project / ".silo" / "runs", "taskId", "repeat")
         on_ray = tmp_path / "on_ray"
         on_ray.mkdir()
         shutil.copytree(toy_project / "environments", on_ray / "environments")
@@ -197,7 +174,10 @@ def test_a_model_sweep_on_a_ray_head_keeps_n_in_flight_per_job(
             on_ray, server.base_url, "hydra/launcher=ray_cluster", extra_env=ray_head
         )
     assert proc.returncode == 0, proc.stderr
-    assert len(expected) == 2 * N and _by_repeat(on_ray) == expected
+    assert (
+        len(expected) == 2 * N
+        and oracle_bytes(on_ray / ".silo" / "runs", "taskId", "repeat") == expected
+    )
     assert (
         _in_flight_at_once(toy_project)
         == _in_flight_at_once(on_ray)
