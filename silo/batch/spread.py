@@ -34,6 +34,7 @@ import contextlib
 import multiprocessing
 import pickle
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from functools import partial
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["Spread", "serve"]
 
 _INTERRUPT = "interrupt"  # to a worker: end the rollouts in flight as interrupted
+_ENDPOINTS = "endpoints"  # to a worker, first: (_ENDPOINTS, the endpoints opened here)
 # A rollout's end, from a worker: (job index, run folder, outcome, reason, refused connection).
 Reply = tuple[int, str | None, str, str | None, bool]
 Failed = tuple[int, BaseException]  # a rollout that raised what is not a SiloError
@@ -159,6 +161,22 @@ class Spread:
                 signal.signal(signal.SIGINT, previous)
         if self.points_list:
             local.prepare(0).next()  # the first point's environment and agent
+        self.hand_over_endpoints()
+
+    def hand_over_endpoints(self) -> None:
+        """Send the workers the model endpoints opened here: they need no SDK to open them.
+
+        Importing a model SDK costs a worker about half a second of CPU, only to learn the
+        URL and headers this process already knows.
+        """
+        if "silo.agents.endpoints" not in sys.modules:  # no model agent was built here
+            return
+        from silo.agents.endpoints import opened_endpoints
+
+        opened = opened_endpoints()
+        if opened:
+            for number in range(1, len(self.conns)):
+                self.send(number, (_ENDPOINTS, opened))
 
     def dispatch(self, job: _Job, ready: dict[int, tuple[_Job, Outcome]]) -> bool:
         """Send ``job`` to the worker with the fewest rollouts in flight, once one has room.
@@ -296,6 +314,11 @@ def serve(conn: Connection, payload: bytes) -> None:
             break
         if message == _INTERRUPT:
             worker.interrupt.fire()
+            continue
+        if message[0] == _ENDPOINTS:
+            from silo.agents.endpoints import adopt_endpoints
+
+            adopt_endpoints(message[1])
             continue
         worker.start(*message)
     worker.drain()
