@@ -8,9 +8,10 @@ others are started with the standard library's ``spawn`` method (a fresh interpr
 fork of a process that runs threads) and talk to this one over a :func:`multiprocessing.Pipe`
 each; what crosses it is plain picklable tuples, never a protocol of Silo's. The launching
 process's own rollouts report through a pipe of their own the same way, so every outcome
-takes one path. A started worker costs a fresh interpreter, Silo's imports, the environment
-and the model SDK (about a second of CPU, docs/performance.md): running a share here saves
-one of them, and rollouts start at once instead of after the workers' start.
+takes one path. A started worker costs a fresh interpreter, Silo's imports and the
+environment (docs/performance.md): running a share here saves one of them, and rollouts start
+at once instead of after the workers' start. The model endpoints opened here go to each
+worker first, so a worker never imports a model SDK to learn their URL and headers.
 
 The launching process keeps the sweep: it plans, resumes, dispatches each rollout to the
 process with the fewest in flight (so a slow one gets fewer), counts refused connections in
