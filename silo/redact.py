@@ -49,8 +49,8 @@ _URL_FRAGMENT = re.compile(r"(?P<url>[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>#]*)#[^\
 # As HTTP spells them (capitalised): "basic hydra/launcher=joblib" is no credential.
 _BEARER = re.compile(r"(?P<word>\b(?:Bearer|Basic|Token) +)[A-Za-z0-9._~+/-]{8,}=*")
 # What any match of _BEARER contains. A pattern that starts with an alternation is tried at
-# every position of the text, ~50 times slower than looking for these words: a trace line of
-# 35 KB (a model's first turn, with every tool spec) took 0.65 ms to scan.
+# every position of the text, far slower than looking for these words, and trace lines can be
+# long (a model's first turn holds every tool spec): docs/performance.md.
 _BEARER_WORDS = ("Bearer ", "Basic ", "Token ")
 
 _added: set[str] = set()

@@ -167,8 +167,8 @@ class Spread:
     def hand_over_endpoints(self) -> None:
         """Send the workers the model endpoints opened here: they need no SDK to open them.
 
-        Importing a model SDK costs a worker about half a second of CPU, only to learn the
-        URL and headers this process already knows.
+        Importing a model SDK is a large part of a worker's start (docs/performance.md), only
+        to learn the URL and headers this process already knows.
         """
         if "silo.agents.endpoints" not in sys.modules:  # no model agent was built here
             return
@@ -248,7 +248,8 @@ class Spread:
         if process is not None:
             process.join(timeout=5)  # its pipe is closed: it has exited or is about to
         if lost:
-            self.failure = self.failure or _lost(len(lost), process.exitcode)
+            status = None if process is None else process.exitcode
+            self.failure = self.failure or _lost(len(lost), status)
             self.sweep.interrupt.fire()  # no further rollout starts; the others end theirs
 
     def interrupt_workers(self) -> None:
