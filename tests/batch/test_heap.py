@@ -5,8 +5,14 @@ from __future__ import annotations
 import gc
 import threading
 import weakref
+from pathlib import Path
+from typing import Any
 
 from silo.batch.heap import frozen_heap
+from silo.batch.sweep import Point, run_points
+from silo.rollout.run import Budget
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_heap_is_frozen_during_the_sweep_and_given_back_after() -> None:
@@ -65,3 +71,22 @@ def test_a_cycle_alive_when_the_sweep_began_is_collected_after_it() -> None:
         assert ref() is not None  # frozen: the collector does not look at it meanwhile
     gc.collect()
     assert ref() is None
+
+
+def test_a_sweep_with_rollouts_in_flight_freezes_while_they_run_and_gives_back(
+    tmp_path: Path,
+) -> None:
+    seen: list[int] = []
+
+    def agent(inp: Any) -> str:
+        seen.append(gc.get_freeze_count())
+        return "done"
+
+    point = Point("crm", "TASK-001", agent, "freeze", Budget())
+    outcomes = run_points(
+        [point], 3, project_dir=REPO, group_dir=tmp_path / "g", group_id="g",
+        progress=False, max_concurrency=2,
+    )  # fmt: skip
+    assert len(outcomes) == 3 and len(seen) == 3
+    assert all(count > 0 for count in seen)  # the environment and modules out of the scans
+    assert gc.get_freeze_count() == 0  # given back with the sweep
