@@ -48,6 +48,10 @@ _QUERY_SECRET = re.compile(
 _URL_FRAGMENT = re.compile(r"(?P<url>[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>#]*)#[^\s\"'<>]+")
 # As HTTP spells them (capitalised): "basic hydra/launcher=joblib" is no credential.
 _BEARER = re.compile(r"(?P<word>\b(?:Bearer|Basic|Token) +)[A-Za-z0-9._~+/-]{8,}=*")
+# What any match of _BEARER contains. A pattern that starts with an alternation is tried at
+# every position of the text, far slower than looking for these words, and trace lines can be
+# long (a model's first turn holds every tool spec): docs/performance.md.
+_BEARER_WORDS = ("Bearer ", "Basic ", "Token ")
 
 _added: set[str] = set()
 _lock = threading.Lock()
@@ -109,7 +113,7 @@ def redact(text: str) -> str:
         text = _URL_FRAGMENT.sub(rf"\g<url>#{MASK}", text)
     if "=" in text:
         text = _QUERY_SECRET.sub(rf"\g<name>={MASK}", text)
-    if " " in text:
+    if " " in text and any(word in text for word in _BEARER_WORDS):
         text = _BEARER.sub(rf"\g<word>{MASK}", text)
     return text
 

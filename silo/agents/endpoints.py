@@ -23,6 +23,12 @@ Every request goes through :meth:`Endpoint.slot`, which admits it when
 Waiting respects the rollout's deadline and cancel signal: :meth:`Endpoint.slot` raises
 :class:`RunLimitError` when the run ends while it waits. :meth:`Endpoint.fragment` keeps the
 pieces of request bodies every rollout repeats (a tool's serialised spec), made once per endpoint.
+
+:func:`opened_endpoints` lists what the process's endpoints were built from (their key, URL and
+headers) and :func:`adopt_endpoints` builds the same ones in another process, so a process that
+Silo starts for a sweep (``workers=P``) needs no model SDK to know an endpoint's URL and
+headers. The headers carry the API key: the list is for a pipe to a child process, which
+inherits the key in its environment anyway, and is never written anywhere.
 """
 
 from __future__ import annotations
@@ -48,10 +54,13 @@ __all__ = [
     "ConnectFailed",
     "Endpoint",
     "NoAnswer",
+    "Opened",
     "ReadFailed",
     "StatusError",
     "TimedOut",
+    "adopt_endpoints",
     "environment_proxy",
+    "opened_endpoints",
     "shared_endpoint",
     "status_detail",
 ]
@@ -280,16 +289,33 @@ async def _capped(response: aiohttp.ClientResponse) -> bytes:
     return b"".join(parts)
 
 
+_Key = tuple[str, str, str, int | None]  # kind, base URL, API key, max_connections
+Opened = tuple[_Key, str, dict[str, str]]
+"""What an endpoint was built from: its registry key, request URL and headers."""
+
+
 class _Registry:
     """Endpoints by key, built once under a lock (agents are built on any thread)."""
 
     def __init__(self) -> None:
-        self._endpoints: dict[tuple[str, str, str, int | None], Endpoint] = {}
+        self._endpoints: dict[_Key, Endpoint] = {}
+        self._built: dict[_Key, tuple[str, dict[str, str]]] = {}  # the URL and headers given
         self._lock = threading.Lock()
+
+    def opened(self) -> list[Opened]:
+        with self._lock:
+            return [(key, url, dict(headers)) for key, (url, headers) in self._built.items()]
+
+    def adopt(self, opened: list[Opened]) -> None:
+        with self._lock:
+            for key, url, headers in opened:
+                if key not in self._endpoints:
+                    self._built[key] = (url, dict(headers))
+                    self._endpoints[key] = Endpoint(url, headers, key[3])
 
     def get(
         self,
-        key: tuple[str, str, str, int | None],
+        key: _Key,
         build: Callable[[], tuple[str, Mapping[str, str]]],
     ) -> Endpoint:
         found = self._endpoints.get(key)
@@ -299,6 +325,7 @@ class _Registry:
             found = self._endpoints.get(key)
             if found is None:
                 url, headers = build()
+                self._built[key] = (url, dict(headers))
                 found = self._endpoints[key] = Endpoint(url, headers, key[3])
             return found
 
@@ -324,6 +351,19 @@ def shared_endpoint(
         build: gives the request URL and headers; called once per endpoint.
     """
     return _REGISTRY.get((kind, base_url, api_key, max_connections), build)
+
+
+def opened_endpoints() -> list[Opened]:
+    """What each endpoint of this process was built from (for :func:`adopt_endpoints`)."""
+    return _REGISTRY.opened()
+
+
+def adopt_endpoints(opened: list[Opened]) -> None:
+    """Build ``opened`` (from :func:`opened_endpoints` in another process) here, unless built.
+
+    A model agent of this process then finds its endpoint without its SDK's help.
+    """
+    _REGISTRY.adopt(opened)
 
 
 def _stop_if_ended(deadline: float, signal: CancelSignal) -> None:

@@ -276,13 +276,19 @@ class ModelAgent(ABC):
         """:meth:`complete` as a coroutine of the model loop (many completions in flight)."""
         return await self._conversation(inp, state).step(1)
 
-    def _conversation(self, inp: AgentInput, state: dict[str, JSON] | None) -> _Conversation:
+    def open_endpoint(self) -> Endpoint:
+        """The process's endpoint this agent sends to, made on first use (its SDK imported).
+
+        Rollouts open it at their first request; a process that runs many calls it before
+        them, so that the SDK's import is part of its start (see :mod:`silo.batch.heap`).
+        """
         key = self._api_key()
-        where = self.where
-        endpoint = shared_endpoint(
-            self.kind, where, key, self.max_connections, lambda: self.target(self._sdk(), key)
+        return shared_endpoint(
+            self.kind, self.where, key, self.max_connections, lambda: self.target(self._sdk(), key)
         )
-        return _Conversation(self, endpoint, inp, key, state)
+
+    def _conversation(self, inp: AgentInput, state: dict[str, JSON] | None) -> _Conversation:
+        return _Conversation(self, self.open_endpoint(), inp, self._api_key(), state)
 
     # -- what a subclass supplies ------------------------------------------------------------
 

@@ -3,13 +3,18 @@
 Contract: :class:`Spread` runs the rollouts :func:`silo.batch.sweep.run_points` planned on
 ``workers`` processes of this machine, each keeping up to ``max_concurrency`` rollouts in
 flight, and hands every outcome to the sweep, which records them in (point, repeat) order in
-this process as with one process. The workers are started with the standard library's
-``spawn`` method (a fresh interpreter each: no fork of a process that runs threads) and talk
-to this one over a :func:`multiprocessing.Pipe` each; what crosses it is plain picklable
-tuples, never a protocol of Silo's.
+this process as with one process. The launching process is one of them; the ``workers - 1``
+others are started with the standard library's ``spawn`` method (a fresh interpreter each: no
+fork of a process that runs threads) and talk to this one over a :func:`multiprocessing.Pipe`
+each; what crosses it is plain picklable tuples, never a protocol of Silo's. The launching
+process's own rollouts report through a pipe of their own the same way, so every outcome
+takes one path. A started worker costs a fresh interpreter, Silo's imports and the
+environment (docs/performance.md): running a share here saves one of them, and rollouts start
+at once instead of after the workers' start. The model endpoints opened here go to each
+worker first, so a worker never imports a model SDK to learn their URL and headers.
 
 The launching process keeps the sweep: it plans, resumes, dispatches each rollout to the
-worker with the fewest in flight (so a slow worker gets fewer), counts refused connections in
+process with the fewest in flight (so a slow one gets fewer), counts refused connections in
 the order rollouts end and stops dispatching on a dead endpoint, and prints progress. A
 worker only opens, runs and records the rollouts it is sent (their folders are made with an
 exclusive ``mkdir``, so processes never share one) and says how each ended. Ctrl-C reaches
@@ -30,6 +35,7 @@ import contextlib
 import multiprocessing
 import pickle
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from functools import partial
@@ -37,6 +43,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from silo.batch.heap import freeze_for_good
 from silo.batch.outcomes import PASSED, start_outcome
 from silo.batch.point import Point, point_arguments
 from silo.batch.sweep import Outcome, _PointAgent, verdict
@@ -52,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["Spread", "serve"]
 
 _INTERRUPT = "interrupt"  # to a worker: end the rollouts in flight as interrupted
+_ENDPOINTS = "endpoints"  # to a worker, first: (_ENDPOINTS, the endpoints opened here)
 # A rollout's end, from a worker: (job index, run folder, outcome, reason, refused connection).
 Reply = tuple[int, str | None, str, str | None, bool]
 Failed = tuple[int, BaseException]  # a rollout that raised what is not a SiloError
@@ -69,13 +77,15 @@ class Spread:
     ) -> None:
         self.sweep, self.jobs, self.limit, self.workers = sweep, jobs, limit, workers
         self.points = {id(p): n for n, p in enumerate(points)}  # what a job's point is called
+        self.points_list = points
         self.payload = _payload((sweep.project, sweep.group_dir, sweep.group_id, points))
         self.failure: BaseException | None = None
         self.over = threading.Event()
-        self.conns: list[Connection] = []
-        self.processes: list[Any] = []
-        self.sent: list[dict[int, _Job]] = []  # each worker's rollouts in flight, by job index
+        self.conns: list[Connection] = []  # from each process: this one's own first
+        self.processes: list[Any] = []  # None for this one
+        self.sent: list[dict[int, _Job]] = []  # each process's rollouts in flight, by job index
         self.send_lock = threading.Lock()  # Ctrl-C sends from the main thread too
+        self.local: _Worker | None = None  # this process's share of the rollouts
 
     def run(self) -> None:
         """Dispatch the jobs in plan order to the started workers, emit outcomes in that order."""
@@ -108,7 +118,11 @@ class Spread:
             self.over.set()
 
     def start(self) -> None:
-        """Start the worker processes (before :meth:`run`, on the caller's thread).
+        """Start the worker processes, then load the first point here (before :meth:`run`).
+
+        Called on the caller's thread. The first point's environment and agent (its model
+        endpoint opened) load here while the workers start, before the heap is frozen
+        (:mod:`silo.batch.heap`).
 
         A worker inherits an ignored SIGINT through ``exec`` only if this process ignores it
         while starting them, and only the main thread may change that: called there, a Ctrl-C
@@ -120,11 +134,20 @@ class Spread:
         main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
-            for number in range(self.workers):
+            replies, reply = context.Pipe(duplex=False)
+            sweep = self.sweep
+            local = self.local = _Worker(
+                reply, sweep.project, sweep.group_dir, sweep.group_id, self.points_list
+            )
+            local.frozen = True  # this process outlives the sweep: frozen_heap's to do
+            self.conns.append(replies)
+            self.processes.append(None)
+            self.sent.append({})
+            for number in range(1, self.workers):
                 mine, theirs = context.Pipe()
                 process = context.Process(
                     target=serve, args=(theirs, self.payload),
-                    name=f"silo-worker-{number + 1}", daemon=True,
+                    name=f"silo-worker-{number}", daemon=True,
                 )  # fmt: skip
                 process.start()
                 theirs.close()  # the worker's end lives in the worker alone: its exit is EOF here
@@ -137,6 +160,24 @@ class Spread:
         finally:
             if main:
                 signal.signal(signal.SIGINT, previous)
+        if self.points_list:
+            local.prepare(0).next()  # the first point's environment and agent
+        self.hand_over_endpoints()
+
+    def hand_over_endpoints(self) -> None:
+        """Send the workers the model endpoints opened here: they need no SDK to open them.
+
+        Importing a model SDK is a large part of a worker's start (docs/performance.md), only
+        to learn the URL and headers this process already knows.
+        """
+        if "silo.agents.endpoints" not in sys.modules:  # no model agent was built here
+            return
+        from silo.agents.endpoints import opened_endpoints
+
+        opened = opened_endpoints()
+        if opened:
+            for number in range(1, len(self.conns)):
+                self.send(number, (_ENDPOINTS, opened))
 
     def dispatch(self, job: _Job, ready: dict[int, tuple[_Job, Outcome]]) -> bool:
         """Send ``job`` to the worker with the fewest rollouts in flight, once one has room.
@@ -159,7 +200,20 @@ class Spread:
         return True
 
     def send(self, number: int, message: Any) -> None:
-        """Send ``message`` to worker ``number`` (a worker that is gone is found on receiving)."""
+        """Send ``message`` to process ``number`` (a worker that is gone is found on receiving).
+
+        Number 0 is this process: a rollout starts here, an interrupt fires here.
+        """
+        local = self.local
+        if number == 0 and local is not None:
+            if message == _INTERRUPT:
+                local.interrupt.fire()
+            elif message is not None:
+                try:
+                    local.start(*message)
+                except Exception as exc:  # noqa: BLE001 - where a worker would die: reported
+                    local.ended(message[0], exc)
+            return
         with self.send_lock, contextlib.suppress(OSError, ValueError):
             self.conns[number].send(message)
 
@@ -191,9 +245,11 @@ class Spread:
         lost = self.sent[number]
         self.sent[number] = {}
         process = self.processes[number]
-        process.join(timeout=5)  # its pipe is closed: it has exited or is about to
+        if process is not None:
+            process.join(timeout=5)  # its pipe is closed: it has exited or is about to
         if lost:
-            self.failure = self.failure or _lost(len(lost), process.exitcode)
+            status = None if process is None else process.exitcode
+            self.failure = self.failure or _lost(len(lost), status)
             self.sweep.interrupt.fire()  # no further rollout starts; the others end theirs
 
     def interrupt_workers(self) -> None:
@@ -206,12 +262,16 @@ class Spread:
         for number in range(len(self.conns)):
             self.send(number, None)
         for process in self.processes:
+            if process is None:  # this process: its rollouts have ended (run drained them)
+                continue
             process.join(timeout=60)  # they have no rollout left in flight: exiting is quick
             if process.is_alive():
                 process.kill()
                 process.join()
         for conn in self.conns:
             conn.close()
+        if self.local is not None:
+            self.local.conn.close()
 
 
 def _lost(rollouts: int, status: int | None) -> ArtifactError:
@@ -257,6 +317,11 @@ def serve(conn: Connection, payload: bytes) -> None:
         if message == _INTERRUPT:
             worker.interrupt.fire()
             continue
+        if message[0] == _ENDPOINTS:
+            from silo.agents.endpoints import adopt_endpoints
+
+            adopt_endpoints(message[1])
+            continue
         worker.start(*message)
     worker.drain()
 
@@ -275,16 +340,28 @@ class _Worker:
         self.send_lock = threading.Lock()  # rollouts end on threads of their own
         self.count = threading.Condition()
         self.in_flight = 0
+        self.frozen = False  # whether the heap was frozen (before the first rollout)
+
+    def prepare(self, number: int) -> _PointAgent:
+        """Point ``number``'s environment and agents, loaded on first use."""
+        agents = self.agents.get(number)
+        if agents is None:  # once per point, as the sweep in one process does
+            agents = self.agents[number] = _point_agent(self.points[number], self.project)
+        return agents
 
     def start(self, index: int, number: int, repeat: int, pid: str) -> None:
         """Start repeat ``repeat`` of point ``number`` on its agent's thread."""
         point = self.points[number]
-        agents = self.agents.get(number)
-        if agents is None:  # once per point, as the sweep in one process does
-            agents = self.agents[number] = _point_agent(point, self.project)
+        agents = self.prepare(number)
+        agent = agents.next()  # the first of a point opens a model agent's endpoint
+        if not self.frozen:
+            # This process ends with the sweep: what it loaded for its first rollout (modules,
+            # environment, the agent's SDK) stays out of the collector's scans for good.
+            freeze_for_good()
+            self.frozen = True
         arguments = point_arguments(
             point, repeat, runs_dir=self.group_dir, group_id=self.group_id,
-            environment=agents.environment, agent=agents.next(), pid=pid,
+            environment=agents.environment, agent=agent, pid=pid,
         )  # fmt: skip
         with self.count:
             self.in_flight += 1

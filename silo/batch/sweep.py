@@ -20,6 +20,7 @@ the endpoint is back.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import sys
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from silo.agents.resolve import ResolvedAgent, resolve_agent
 from silo.artifacts.run_folder import unwritable
+from silo.batch.heap import frozen_heap
 from silo.batch.outcomes import (
     COULD_NOT_START,
     FAILED,
@@ -214,10 +216,23 @@ class _PointAgent:
         except Exception:  # noqa: BLE001 - run_task resolves again and reports it as always
             self.tries = 2
             return self.spec
-        if self.seen is not None and self.seen.fn is resolved.fn:
+        if self.seen is None:
+            _open_endpoint(resolved)
+        elif self.seen.fn is resolved.fn:
             self.stable = resolved
         self.seen = resolved
         return resolved
+
+
+def _open_endpoint(resolved: ResolvedAgent) -> None:
+    """Open a model agent's endpoint now: its SDK is imported before the heap is frozen.
+
+    Anything wrong with it is left to the rollouts to report, as always.
+    """
+    opener = getattr(resolved.fn, "open_endpoint", None)
+    if getattr(resolved.fn, "runs_on_model_loop", False) is True and callable(opener):
+        with contextlib.suppress(Exception):
+            opener()
 
 
 def _whole_number(value: Any, key: str, meaning: str) -> int:
@@ -291,9 +306,10 @@ def run_points(
 ) -> list[Outcome]:
     """Run every point ``runs`` times, up to ``max_concurrency`` rollouts in flight at once.
 
-    ``workers=P`` (P > 1) spreads the rollouts over P worker processes, each keeping up to
-    ``max_concurrency`` in flight (see :mod:`silo.batch.spread`); everything below holds the
-    same, and each rollout's ``result.json`` and ``state-diff.json`` are the same bytes.
+    ``workers=P`` (P > 1) spreads the rollouts over P processes, this one and P - 1 it starts,
+    each keeping up to ``max_concurrency`` in flight (see :mod:`silo.batch.spread`); everything
+    below holds the same, and each rollout's ``result.json`` and ``state-diff.json`` are the
+    same bytes.
 
     Each rollout in flight has an agent thread of its own (see :mod:`silo.rollout.worker`),
     so sync and async agents alike overlap their waits, and one that hangs is abandoned at
@@ -328,13 +344,19 @@ def run_points(
 
         spread = Spread(sweep, jobs, limit, processes, points)
         spread.start()  # on this thread: see Spread.start
-        sweep.run_concurrently(spread)
+        with frozen_heap():
+            sweep.run_concurrently(spread)
     elif limit == 1:
         for job in jobs:
             outcome = sweep.skipped(job) if sweep.stopped else sweep.attempt(job)
             sweep.emit(job, sweep.note(outcome))
     else:
-        sweep.run_concurrently(_InFlight(sweep, jobs, limit))
+        # The first point's environment and agent loaded (and its endpoint opened) first, so
+        # that they are part of the heap kept out of the collector's scans (silo.batch.heap).
+        first = next(jobs, None)
+        with frozen_heap():
+            chained = jobs if first is None else itertools.chain([first], jobs)
+            sweep.run_concurrently(_InFlight(sweep, chained, limit))
     return sweep.outcomes
 
 
