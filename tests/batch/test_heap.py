@@ -52,7 +52,9 @@ def test_a_process_that_froze_its_heap_itself_is_left_as_it_is() -> None:
         frozen = gc.get_freeze_count()
         with frozen_heap():
             pass
-        assert gc.get_freeze_count() == frozen
+        # Neither undone (the count would be 0) nor frozen again (it would grow by the
+        # thousands the generations hold); it may shrink, as frozen objects are freed.
+        assert 0 < gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
 
