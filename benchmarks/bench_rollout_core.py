@@ -18,7 +18,8 @@ from _common import ROOT, Report, act, header, median, p90, parser, pin_one_cpu,
 
 def core_loop(env, task, agent_fn):  # type: ignore[no-untyped-def]
     """One rollout through the engine's parts, on this thread."""
-    from silo.rollout.core import SHARED_WORLDS, grade
+    from silo.rollout.core import SHARED_WORLDS
+    from silo.rollout.grading import grade
 
     world, output = act(env, task, agent_fn)
     diff = world.diff()

@@ -26,7 +26,8 @@ def main() -> None:
 
     from silo.agents.resolve import resolve_agent
     from silo.loading.environment import load_environment
-    from silo.rollout.core import SHARED_WORLDS, grade
+    from silo.rollout.core import SHARED_WORLDS
+    from silo.rollout.grading import grade
     from silo.rollout.run import run_task
     from silo.world.changes import state_changes
 

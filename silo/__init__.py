@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from silo.batch.summary import summarize
     from silo.batch.sweep import run_points
     from silo.loading.environment import Environment, load_environment
-    from silo.rollout.core import Budget, RolloutResult
+    from silo.rollout.result import Budget, RolloutResult
     from silo.rollout.run import run_task
     from silo.rollout.session import Session, open_session
     from silo.validate.report import validate_environment
@@ -84,8 +84,8 @@ _LAZY = {
     "Environment": "silo.loading.environment",
     "load_environment": "silo.loading.environment",
     "Index": "silo.world.indexes",
-    "Budget": "silo.rollout.core",
-    "RolloutResult": "silo.rollout.core",
+    "Budget": "silo.rollout.result",
+    "RolloutResult": "silo.rollout.result",
     "Session": "silo.rollout.session",
     "open_session": "silo.rollout.session",
     "run_task": "silo.rollout.run",

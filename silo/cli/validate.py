@@ -74,7 +74,7 @@ def _main(words: list[str]) -> int:
 def _deep_options(values: dict[str, str]) -> DeepOptions:
     """The deep checks' budget, time limit and progress from the command line's values."""
     from silo.errors import ConfigError
-    from silo.rollout.core import Budget
+    from silo.rollout.result import Budget
     from silo.validate.deep import DeepOptions
 
     budget = {k.split(".", 1)[1]: v for k, v in values.items() if k.startswith("budget.")}

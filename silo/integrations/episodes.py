@@ -33,7 +33,7 @@ from silo.agents.contract import RunLimitError
 from silo.errors import ConfigError, SessionError
 from silo.json_types import JSON
 from silo.loading.environment import Environment, find_project_dir, load_environment
-from silo.rollout.core import RolloutResult
+from silo.rollout.result import RolloutResult
 from silo.rollout.session import Session, open_session
 from silo.tasks import Task
 from silo.users.resolve import UserChoice, resolve_user

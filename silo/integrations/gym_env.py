@@ -49,7 +49,7 @@ from gymnasium import spaces  # noqa: E402
 
 from silo.errors import ConfigError  # noqa: E402
 from silo.integrations import episodes  # noqa: E402
-from silo.rollout.core import RolloutResult  # noqa: E402
+from silo.rollout.result import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
 __all__ = ["ENV_ID", "SAMPLINGS", "SiloEnv"]

@@ -37,7 +37,7 @@ from starlette.requests import ClientDisconnect  # noqa: E402
 from silo.errors import ConfigError  # noqa: E402
 from silo.integrations.episodes import EpisodeSpec, EpisodeTable  # noqa: E402
 from silo.integrations.mcp_http import MAX_IDLE_S, Gate, HttpOptions, check_exposure  # noqa: E402
-from silo.rollout.core import RolloutResult  # noqa: E402
+from silo.rollout.result import RolloutResult  # noqa: E402
 
 __all__ = ["Episode", "McpHost", "serve_http"]
 

@@ -36,7 +36,7 @@ from pydantic import Field  # noqa: E402
 from silo.errors import ConfigError  # noqa: E402
 from silo.integrations import episodes  # noqa: E402
 from silo.loading.environment import Environment as SiloEnvironment  # noqa: E402
-from silo.rollout.core import RolloutResult  # noqa: E402
+from silo.rollout.result import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
 __all__ = ["SiloAction", "SiloObservation", "SiloOpenEnv", "create_openenv_app"]

@@ -35,7 +35,7 @@ from silo.integrations.episodes import (  # noqa: E402
     invalid_action,
     served_tasks,
 )
-from silo.rollout.core import RolloutResult  # noqa: E402
+from silo.rollout.result import RolloutResult  # noqa: E402
 from silo.rollout.session import Session  # noqa: E402
 
 __all__ = ["SiloEnvConfig", "SiloTaskData", "SiloTaskset", "SiloTasksetConfig", "SiloVfEnv"]

@@ -24,42 +24,35 @@ import os
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from silo.agents.contract import UserChannel, output_text
+from silo.agents.contract import UserChannel
 from silo.artifacts.atomic import write_json_new
-from silo.artifacts.documents import SCHEMA_VERSION, ResultDocument
+from silo.artifacts.documents import SCHEMA_VERSION
 from silo.artifacts.run_folder import allocate_run_dir, build_result, unwritable
 from silo.artifacts.tool_store import TOOLS_KEY, store_for, store_tools, tools_digest
-from silo.errors import ConfigError, EnvironmentLoadError
 from silo.json_types import JSON
-from silo.jsonio import plain_copy
 from silo.loading.discovery import locate, project_path
 from silo.loading.environment import (
-    MANIFEST,
     Environment,
     check_tools,
     tool_mistake,
 )
-from silo.loading.modules import describe_exception
-from silo.redact import safe_str
-from silo.rollout.bridge import Bridge, json_value, recorded_error, stored_output
+from silo.rollout.bridge import Bridge, recorded_error, stored_output
 from silo.rollout.conversation import Conversation
+from silo.rollout.grading import grade, world_failed
+from silo.rollout.result import Budget, RolloutResult
 from silo.rollout.trace import TraceWriter, event_json
 from silo.tasks import Task
 from silo.users.resolve import UserChoice, resolve_user
-from silo.verifiers import Score, Verifier, VerifierContext, VerifierError, score
+from silo.verifiers import Verifier
 from silo.world.changes import state_changes
 from silo.world.pool import World, WorldPool, WorldPools
 
 __all__ = [
     "ACTIVE_ROLLOUT",
     "SHARED_WORLDS",
-    "Budget",
     "Rollout",
-    "RolloutResult",
-    "grade",
     "locate",  # moved to silo.loading.discovery; importable here as before
     "project_path",
 ]
@@ -71,102 +64,6 @@ ACTIVE_ROLLOUT: contextvars.ContextVar[Rollout | None] = contextvars.ContextVar(
     "silo_active_rollout", default=None
 )
 """The rollout whose agent runs in this context: sessions refuse calls made for another one."""
-
-
-@dataclass(frozen=True)
-class Budget:
-    """The limits of one rollout: tool calls, wall time, and messages to a simulated user."""
-
-    max_tool_calls: int = 100
-    timeout_ms: int = 120_000
-    max_user_turns: int = 20  # read only by conversational tasks
-
-    @classmethod
-    def of(cls, value: Budget | Mapping[str, JSON] | None) -> Budget:
-        """A budget from itself, a mapping of its two keys (checked: one clear error), or None."""
-        if value is None:
-            return cls()
-        if isinstance(value, Budget):
-            return value
-        unknown = set(value) - {"max_tool_calls", "timeout_ms", "max_user_turns"}
-        if unknown:
-            raise ConfigError(
-                "budget_invalid",
-                f"unknown budget key {sorted(unknown)[0]!r}; use max_tool_calls, timeout_ms "
-                "and max_user_turns",
-            )
-        fields = {}
-        for key, default in (
-            ("max_tool_calls", 100), ("timeout_ms", 120_000), ("max_user_turns", 20),
-        ):  # fmt: skip
-            raw = value.get(key, default)
-            if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
-                raise ConfigError(
-                    "budget_invalid",
-                    f"budget.{key} must be a positive whole number, got {raw!r}",
-                )
-            fields[key] = raw
-        return cls(**fields)
-
-
-@dataclass
-class RolloutResult:
-    """What a rollout produced; ``result`` and ``state_diff`` are the two oracle documents."""
-
-    environment: str
-    task: Task
-    result: ResultDocument
-    state_diff: dict[str, JSON]
-    run: dict[str, JSON]
-    run_id: str | None = None
-    run_dir: Path | None = None
-    # The field-level changes (silo.world.changes): the third oracle document.
-    state_changes: dict[str, JSON] = field(default_factory=dict)
-    # The run's trace writer: kept in memory (write_artifacts=False), its tool events are
-    # rendered to text only when trace_lines is read.
-    trace: TraceWriter | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def trace_lines(self) -> list[str]:
-        """The trace's lines when it was kept in memory (empty when it went to trace.jsonl)."""
-        return [] if self.trace is None else self.trace.lines
-
-    @property
-    def passed(self) -> bool:
-        """Whether every required check passed."""
-        return bool(self.result["passed"])
-
-    @property
-    def reward(self) -> float:
-        """The verifier's reward in [0, 1]."""
-        return float(self.result["reward"])
-
-    @property
-    def termination_reason(self) -> str:
-        """Why the rollout ended: completed, max_tool_calls, timeout, agent_error, interrupted."""
-        return str(self.result["terminationReason"])
-
-    @property
-    def error(self) -> str | None:
-        """The one-line reason the rollout went wrong, or None."""
-        error = self.result["error"]
-        return None if error is None else str(error)
-
-    @property
-    def environment_error(self) -> str | None:
-        """Why the environment (not the agent) spoiled this rollout (a verifier raised), or None."""
-        found = self.run.get("environmentError")
-        return None if found is None else str(found)
-
-    @property
-    def agent_output(self) -> JSON:
-        """The agent's final answer, as result.json records it."""
-        return self.result["agentOutput"]
-
-    @property
-    def tool_calls(self) -> int:
-        """Tool calls recorded (refused ones are not counted)."""
-        return int(self.result["toolCalls"])
 
 
 def _tool_mistake(world: World) -> str:
@@ -467,56 +364,3 @@ class Rollout:
             self.environment.name, task, result, state_diff, run, self.run_id, run_dir,
             changes, trace,
         )  # fmt: skip
-
-
-def grade(
-    verifier: Verifier,
-    world: World,
-    output: JSON,
-    task: Task,
-    state_diff: dict[str, JSON],
-    conversation: tuple[Mapping[str, str], ...] = (),
-    environment: Environment | None = None,
-) -> tuple[Score | None, str | None, bool]:
-    """The verifier's score of the final world, or the one-line reason it could not grade.
-
-    The third value is True when the verifier raised (the environment's fault): the reason then
-    names the line of the environment's code that raised (``environment`` given). The reward
-    is in the task's reward mode (``weighted`` or ``binary``; the environment's by default).
-    """
-    try:
-        # The verifier gets its own copies: what it does to them must not reach the artifacts.
-        # The diff is plain JSON the rollout built; the transcript a tuple of plain messages
-        # (copied as a list: a tuple never reads back from JSON equal to itself).
-        context = VerifierContext(
-            output_text(output), task, plain_copy(state_diff), json_value(list(conversation))
-        )
-        checks = verifier.check(world.state, world.initial(), context)
-        mode = environment.reward_mode(task) if environment is not None else task.reward
-        return score(verifier.id, checks, mode or "weighted"), None, False
-    except VerifierError as exc:  # it graded nothing required: a failed grade, as before
-        return None, f"verifier {verifier.id} failed: {type(exc).__name__}: {safe_str(exc)}", False
-    except Exception as exc:
-        where = _where(exc, environment)
-        why = f"{type(exc).__name__}: {safe_str(exc)}"
-        return None, f"verifier {verifier.id} failed at {where}{why}", True
-
-
-def world_failed(environment: Environment, exc: Exception) -> EnvironmentLoadError:
-    """The one-line error of a world the environment's code could not build."""
-    why = f"{_where(exc, environment)}{type(exc).__name__}: {safe_str(exc)}"
-    return EnvironmentLoadError(
-        "runtime_load_failed",
-        f"environments/{environment.root.name}: building the world failed at {why}; "
-        "fix the environment's create_state() or bind_tools()",
-    )
-
-
-def _where(exc: BaseException, environment: Environment | None) -> str:
-    """``path:line: `` of the innermost frame in the environment's folder ("" without one)."""
-    if environment is None:
-        return ""
-    text = describe_exception(exc, environment.root / MANIFEST)
-    located = text[: len(text) - len(f"{type(exc).__name__}: {safe_str(exc)}")]
-    project = f"{environment.root.parent.parent}{os.sep}"
-    return located.replace(project, "", 1)

@@ -5,7 +5,7 @@ Contract: :func:`start_task` takes :func:`~silo.rollout.run.run_task`'s argument
 the agent there, then grades and records the rollout exactly as ``run_task`` does (the same
 :func:`~silo.rollout.run.open_task`, :func:`~silo.rollout.run.agent_input` and
 :func:`~silo.rollout.run.finish_driven`), and calls ``done`` once with the
-:class:`~silo.rollout.core.RolloutResult`, or with the exception that stopped it (a
+:class:`~silo.rollout.result.RolloutResult`, or with the exception that stopped it (a
 :class:`~silo.errors.SiloError` when the rollout could not start).
 
 No thread waits for the agent: the process's timer thread (:data:`DEADLINES`) ends the bridge at
@@ -44,8 +44,9 @@ from silo.agents.contract import RunLimitError
 from silo.agents.model_loop import loop_native, model_loop
 from silo.agents.resolve import AgentChoice, ResolvedAgent
 from silo.loading.environment import Environment
-from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
+from silo.rollout.core import ACTIVE_ROLLOUT, Rollout
 from silo.rollout.deadlines import DEADLINES, Deadline
+from silo.rollout.result import Budget, RolloutResult
 from silo.rollout.run import (
     GRACE_S,
     TOOL_WAIT_S,

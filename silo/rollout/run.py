@@ -39,13 +39,9 @@ from silo.loading.discovery import locate, project_path
 from silo.loading.environment import Environment
 from silo.loading.modules import describe_exception
 from silo.rollout.bridge import json_value
-from silo.rollout.core import (
-    ACTIVE_ROLLOUT,
-    Budget,
-    Rollout,
-    RolloutResult,
-)
+from silo.rollout.core import ACTIVE_ROLLOUT, Rollout
 from silo.rollout.isolation import check_isolated
+from silo.rollout.result import Budget, RolloutResult
 from silo.rollout.worker import WORKERS, AgentJob, AgentOutcome
 from silo.tasks import Task
 from silo.users.resolve import UserChoice

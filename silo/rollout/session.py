@@ -4,7 +4,7 @@ Contract: :func:`open_session` opens the same rollout :func:`~silo.rollout.run.r
 performs and returns a :class:`Session` with the task's ``instruction``, the offered ``tools``
 and ``call_tool`` / ``acall_tool``, which return exactly what an agent's ``call_tool`` returns.
 ``finish(output)`` (or ``afinish``) ends it once: the verifier grades the world, the four
-artifacts are written and the :class:`~silo.rollout.core.RolloutResult` is returned. For the
+artifacts are written and the :class:`~silo.rollout.result.RolloutResult` is returned. For the
 same calls and output, ``result.json`` and ``state-diff.json`` are byte-identical to
 ``run_task`` with a scripted agent making those calls: both end in one
 :class:`~silo.rollout.core.Rollout`.
@@ -38,8 +38,9 @@ from silo.json_types import JSON
 from silo.loading.discovery import locate
 from silo.loading.environment import Environment
 from silo.rollout.bridge import json_value
-from silo.rollout.core import ACTIVE_ROLLOUT, Budget, Rollout, RolloutResult
+from silo.rollout.core import ACTIVE_ROLLOUT, Rollout
 from silo.rollout.deadlines import DEADLINES, Deadline
+from silo.rollout.result import Budget, RolloutResult
 from silo.tasks import Task
 from silo.users.resolve import UserChoice
 from silo.world.pool import WorldPools

@@ -23,8 +23,8 @@ from fake_openai import FakeOpenAI, Reply, final, tool_calls  # noqa: E402
 
 from silo.agents.model_loop import model_loop, run_on_model_loop  # noqa: E402
 from silo.agents.openai import OpenAIAgent  # noqa: E402
-from silo.rollout.core import RolloutResult  # noqa: E402
 from silo.rollout.on_worker import start_task  # noqa: E402
+from silo.rollout.result import RolloutResult  # noqa: E402
 from silo.rollout.run import Interrupt  # noqa: E402
 
 KEY_ENV = "SILO_TEST_LOOP_KEY"
