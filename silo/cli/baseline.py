@@ -138,6 +138,7 @@ def _job(
     from silo.cli.hydra.plan import agent_label, plan_from_config
     from silo.cli.hydra.setup import check_group_overrides
     from silo.judges.judgement import resolve_judges
+    from silo.judges.rubric import rubric_items
     from silo.loading.environment import load_environment
 
     project, base = paths
@@ -163,8 +164,9 @@ def _job(
         plain["task"] = ",".join(run)
         plan = plan_from_config(plain, project, choice)
         points, judges = plan.points, tuple(resolve_judges(plan.judges))
-    judged = {t for t, task in environment.tasks.items() if "rubric" in task.extra}
-    judged |= {t for t, template in environment.templates.items() if "rubric" in template.raw}
+    # What judge_run_dirs judges: a task whose rubric has items (an instance: its template's).
+    judged = {t for t, task in environment.tasks.items() if rubric_items(task)}
+    judged |= {t for t, template in environment.templates.items() if template.raw.get("rubric")}
     target = Target(
         env_name, label, points, entry.tool_events, scope, entry.state_changes,
         judges, frozenset(judged),

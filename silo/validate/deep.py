@@ -32,7 +32,6 @@ each one's own timeout is cut to the time left) and a progress callback, told be
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -51,6 +50,7 @@ from silo.rollout.run import Budget, RolloutResult, run_task
 from silo.schema.validator import validator_for
 from silo.tasks import Task
 from silo.validate.rubrics import check_rubrics
+from silo.validate.static import short_paths
 from silo.validate.templates import sample_instances
 
 if TYPE_CHECKING:
@@ -187,7 +187,9 @@ def _load_solver(env: Environment, report: Report) -> Agent | None:
     try:
         module = load_file(env.solver_path, env.solver_module, reload=True)
     except SiloError as exc:
-        report.error("solver_failed", f"{where} failed to load: {_short(exc.message, env)}")
+        report.error(
+            "solver_failed", f"{where} failed to load: {short_paths(exc.message, env.root)}"
+        )
         return None
     agent: object = getattr(module, "agent", None)
     if not callable(agent):
@@ -204,9 +206,9 @@ def _rollout(
     try:
         return run_task(env, task, agent, budget, project_dir=project, write_artifacts=False)
     except SiloError as exc:
-        report.error(code, f'task "{task.id}" could not run: {_short(exc.message, env)}')
+        report.error(code, f'task "{task.id}" could not run: {short_paths(exc.message, env.root)}')
     except Exception as exc:
-        why = _short(describe_exception(exc), env)
+        why = short_paths(describe_exception(exc), env.root)
         report.error(code, f'task "{task.id}" crashed the engine: {why}')
     return None
 
@@ -216,21 +218,18 @@ def _calls(run: RolloutResult) -> Calls:
     return [(e["tool"], e["input"]) for e in events if e.get("type") == "tool_call"]
 
 
-def _short(text: str, env: Environment) -> str:
-    """``text`` with the environment's absolute folder written as ``environments/<name>``."""
-    return text.replace(f"{env.root}{os.sep}", f"environments/{env.root.name}/")
-
-
 def _check_solver_run(env: Environment, task: Task, run: RolloutResult, report: Report) -> None:
     if run.passed:
         return
     if run.environment_error:  # the verifier raised: its bug, not the solver's
-        report.error("verifier_crashed", f'task "{task.id}": {_short(run.environment_error, env)}')
+        report.error(
+            "verifier_crashed", f'task "{task.id}": {short_paths(run.environment_error, env.root)}'
+        )
         return
     failed = run.result.get("failedRequired") or []
     reasons = [f"failed required checks: {'; '.join(failed)}"] if failed else []
     if run.error:
-        reasons.append(f"error: {_short(run.error, env)}")
+        reasons.append(f"error: {short_paths(run.error, env.root)}")
     if not reasons:
         reasons.append(f"ended with {run.termination_reason}")
     report.error(

@@ -19,6 +19,7 @@ from silo.judges.rubric import rubric_items
 from silo.loading.definition import Manifest
 from silo.loading.environment import MANIFEST
 from silo.tasks import Task
+from silo.validate.static import short_paths
 
 if TYPE_CHECKING:
     from silo.validate.report import Report
@@ -40,4 +41,4 @@ def check_rubrics(tasks: Iterable[Task], manifest: Manifest, root: Path, report:
         except SiloError as exc:
             lines.append(exc.message)
     for line in dict.fromkeys(lines):  # the manifest's formula, wrong for every task: once
-        report.error("task_invalid", line.replace(f"{root}/", f"environments/{root.name}/"))
+        report.error("task_invalid", short_paths(line, root))

@@ -33,6 +33,7 @@ __all__ = [
     "check_loading",
     "check_runtime",
     "check_wiring",
+    "short_paths",
 ]
 
 
@@ -103,7 +104,7 @@ def check_loading(root: Path, where: str, report: Report) -> Loaded:
     for problem in problems:
         message = problem.message
         if problem.code == "module_load_failed":
-            message = f"the entrypoint does not import: {_short(message, root)}"
+            message = f"the entrypoint does not import: {short_paths(message, root)}"
         malformed = problem.details.get("malformed") is True
         report.error(_FINDING_CODES[problem.code], message, malformed)
     if parts.verifiers is not None:
@@ -111,7 +112,7 @@ def check_loading(root: Path, where: str, report: Report) -> Loaded:
     return Loaded(parts)
 
 
-def _short(message: str, root: Path) -> str:
+def short_paths(message: str, root: Path) -> str:
     """``message`` with the environment's absolute folder written as ``environments/<name>``."""
     return message.replace(f"{root}{os.sep}", f"environments/{root.name}/")
 
@@ -126,7 +127,7 @@ def check_runtime(loaded: Loaded, report: Report) -> None:
     except Exception as exc:
         report.error(
             "create_state_failed",
-            f"create_state() raised {_short(describe_exception(exc, parts.entry), parts.root)}",
+            f"create_state() raised {short_paths(describe_exception(exc, parts.entry), parts.root)}",
         )
         return
     if parts.bind_tools is None:
@@ -136,7 +137,7 @@ def check_runtime(loaded: Loaded, report: Report) -> None:
     except Exception as exc:
         report.error(
             "bind_tools_failed",
-            f"bind_tools(state) raised {_short(describe_exception(exc, parts.entry), parts.root)}",
+            f"bind_tools(state) raised {short_paths(describe_exception(exc, parts.entry), parts.root)}",
         )
         return
     if not isinstance(tools, (list, tuple)):
